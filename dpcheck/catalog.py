@@ -7,7 +7,7 @@
     ref = "Theorem 3.1"           # the paper's own label, exactly as printed
     kind = "privacy"              # privacy | utility | combinatorial | generalization
     status = "tested"             # see STATUSES
-    tests = ["properties/test_model_agnostic.py::test_binclas_privacy"]
+    tests = ["properties/model_agnostic/test_model_agnostic.py::test_binclas_privacy"]
     note = "..."
 
 Statuses: ``tested`` (a property test checks it), ``erratum`` (a test demonstrates a

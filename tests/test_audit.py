@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import dpcheck
-from algorithms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import ApproxDP, PureDP, audit
 from dpcheck.audit import CHUNK, exploration_size
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import PureDP, audit
 from dpcheck.events import _feature_pool
 from dpcheck.features import Featurizer

@@ -11,8 +11,8 @@ References
 ----------
 B. Bichsel et al., "DP-Sniper", IEEE S&P 2021; Z. Ding et al., "Detecting Violations of
 Differential Privacy", CCS 2018 (StatDP); per-mechanism sources in each description and in
-:mod:`algorithms.primitives`, :mod:`algorithms.noisy_sums`, :mod:`algorithms.gaussian`,
-:mod:`algorithms.rappor`, :mod:`algorithms.float_laplace`.
+:mod:`algorithms.mechanisms.primitives`, :mod:`algorithms.mechanisms.noisy_sums`, :mod:`algorithms.mechanisms.gaussian`,
+:mod:`algorithms.mechanisms.rappor`, :mod:`algorithms.mechanisms.float_laplace`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from algorithms.float_laplace import LatticeReachability, NaiveFloatLaplace
-from algorithms.gaussian import GaussianSum
-from algorithms.noisy_sums import (
+from algorithms.mechanisms.float_laplace import LatticeReachability, NaiveFloatLaplace
+from algorithms.mechanisms.gaussian import GaussianSum
+from algorithms.mechanisms.noisy_sums import (
     ClippedLaplaceSum,
     DataScaledLaplace,
     DataSeededLaplace,
@@ -30,8 +30,8 @@ from algorithms.noisy_sums import (
     RepeatedLaplace,
     TruncatedGeometric,
 )
-from algorithms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
-from algorithms.rappor import OneTimeRappor
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
+from algorithms.mechanisms.rappor import OneTimeRappor
 from algorithms.zoo import Tier, ZooEntry, register
 from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.neighbours import AddRemove, Replace

@@ -1,7 +1,7 @@
 """Zoo entries for private selection (report-noisy-max, exponential mechanism) and subsampling.
 
 Claimed ε0 = 0.1 throughout (as in DP-Sniper's and StatDP's evaluations). Query-answer and score
-vectors are neighbours under :class:`~algorithms.selection.ScoreNeighbours` (ℓ∞ distance ≤ 1);
+vectors are neighbours under :class:`~algorithms.mechanisms.selection.ScoreNeighbours` (ℓ∞ distance ≤ 1);
 subsampled sums under replace-one. ``published`` numbers are the verified lower bounds of
 ``anchors-auditing.md`` §4 (DP-Sniper logistic regression / MLP, two StatDP runs), parsed there
 from ``eth-sri/dp-sniper/eval_sp2021/reference-results``.
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.primitives import LaplaceSum
-from algorithms.selection import ExponentialMechanism, ReportNoisyMax, ScoreNeighbours
-from algorithms.subsampling import Subsample, amplified_epsilon_without_replacement
+from algorithms.mechanisms.primitives import LaplaceSum
+from algorithms.mechanisms.selection import ExponentialMechanism, ReportNoisyMax, ScoreNeighbours
+from algorithms.mechanisms.subsampling import Subsample, amplified_epsilon_without_replacement
 from algorithms.zoo import ZooEntry, register
 from dpcheck.claims import PureDP
 from dpcheck.neighbours import Replace

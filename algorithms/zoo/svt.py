@@ -12,10 +12,10 @@ vector of counting queries.
 
 **Pairs** are StatDP / DP-Sniper patterns on 10 queries (``[1]*10`` against one-above,
 half-half, all-above, …, or the X-shape), ordered by their exact pair ε (worst first; computed by
-numerical integration over the threshold noise, see ``tests/test_zoo_svt.py``).
+numerical integration over the threshold noise, see ``tests/zoo/test_svt.py``).
 
 **True ε** is the supremum over all ℓ∞-neighbouring answer vectors of 10 real answers
-(:meth:`algorithms.sparse_vector.SparseVector.epsilon_bound`). Where that supremum is only
+(:meth:`algorithms.mechanisms.sparse_vector.SparseVector.epsilon_bound`). Where that supremum is only
 approached by extreme answer vectors and not attained on the listed pairs, the entry says so
 and sets ``true_epsilon_is_bound=True``.
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from algorithms.sparse_vector import SparseVector
+from algorithms.mechanisms.sparse_vector import SparseVector
 from algorithms.zoo import ZooEntry, register
 from dpcheck.claims import PureDP
 
@@ -129,7 +129,7 @@ ENTRIES: tuple[ZooEntry, ...] = (
                f"Lyu et al. Alg. 4 (Lee & Clifton 2014), c = {c}, T = 1: eps1 = eps/4, and the "
                f"query noise Lap(1/eps2) is not scaled by c. Claimed eps-DP. Lyu et al. prove "
                f"((1+6c)/4)eps = {mech.epsilon_bound(N_QUERIES):.4g} (threshold shift: eps1 + "
-               f"2c*eps2). It is the exact supremum (derived; checked in tests/test_zoo_svt.py): "
+               f"2c*eps2). It is the exact supremum (derived; checked in tests/zoo/test_svt.py): "
                f"answering 'below' on {N_QUERIES - c} answers far above T forces rho into its "
                f"upper tail, and the c 'above' answers far below T then sit in the other tail, so "
                f"the ratio tends to "

@@ -1,4 +1,4 @@
-"""Tests of algorithms.primitives: the samplers match their stated distributions.
+"""Tests of algorithms.mechanisms.primitives: the samplers match their stated distributions.
 
 Every goodness-of-fit test uses a fixed seed and rejects at the false-alarm level ``LEVEL = 1e-6``:
 a correct sampler fails with probability ≤ 1e-6 per seed, and each deliberately mis-specified
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from algorithms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss

@@ -1,7 +1,7 @@
 """Buggy variants BUG-4 and BUG-8..BUG-15 of seed 004's relabeling learners (notes §6), as
 thin wrappers/subclasses of the correct mechanisms in :mod:`algorithms.closure` and
-:mod:`algorithms.closure_learners`. Each class documents the bug and its *true* effect, as
-found by the tests in ``properties/test_closure_bugs.py``.
+:mod:`algorithms.closure.learners`. Each class documents the bug and its *true* effect, as
+found by the tests in ``properties/closure/test_bugs.py``.
 
 Privacy bugs
     * :class:`UnsubsampledAgnostic` (BUG-8): A runs on all of D̃, on its first ``⌊|D|/9⌋``
@@ -42,10 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.closure import (ClosureLearn, EMLearner, PrivateAgnostic, _draw, _outcomes,
-                                _subsample_counts, as_sample, class_labels, completion_scores,
-                                counts_of, error_counts, patterns, relabel_distribution)
-from algorithms.closure_learners import LabelRandomizedResponse, SubsampledLearner
+from .pipelines import ClosureLearn, PrivateAgnostic
+from .relabel import (EMLearner, _draw, _outcomes, _subsample_counts, as_sample, class_labels,
+                      completion_scores, counts_of, error_counts, patterns, relabel_distribution)
+from .learners import SubsampledLearner
+from .relabel_pmf import LabelRandomizedResponse
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["ErrorRateAgnostic", "UnsubsampledAgnostic", "full_size_subsample",
@@ -308,7 +309,7 @@ class FullClassAgnostic(PrivateAgnostic):
 # ----------------------------------------------------------------------------- BUG-15
 
 def overleaking_rr(epsilon: float, delta: float, factor: float) -> Any:
-    """BUG-15: an inner algorithm for :func:`~algorithms.closure_learners.relabel_and_learn_pmf`
+    """BUG-15: an inner algorithm for :func:`~algorithms.closure.learners.relabel_and_learn_pmf`
     that *claims* (ε, δ)-DP but publishes the relabeled S̃ with probability ``factor·δ``
     (otherwise the RR label leaker at ε). Its true guarantee is (ε, factor·δ).
 

@@ -24,12 +24,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.closure_learners import (ExponentialLearner, LabelRandomizedResponse,
-                                         SubsampledLearner, claim_5_4_size, claim_5_4_size_half,
-                                         em_tail_bound, mistakes, relabel_and_learn_pmf,
-                                         relabel_pattern_pmf, relabel_patterns)
+from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, em_tail_bound,
+                                         mistakes)
+from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
+                                            claim_5_4_size_half, relabel_and_learn_pmf,
+                                            relabel_pattern_pmf, relabel_patterns)
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
-from algorithms.subsampling import amplified_epsilon_with_replacement
+from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
 from dpcheck import PureDP
 from dpcheck.exact import privacy_loss
 

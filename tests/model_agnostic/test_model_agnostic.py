@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts, BinClasParams,
                                        chunk_of, dist_paper, dist_sensitivity1, majority,
                                        svt_answer_probability)
-from algorithms.model_agnostic_utility import (APriv, MajorityLearner, ThresholdERM,
+from algorithms.model_agnostic.utility import (APriv, MajorityLearner, ThresholdERM,
                                                theorem_3_2_cutoff, threshold_erm_counts)
-from algorithms.model_agnostic_buggy import (BUGS, BuggyBinClasCounts, DataDependentKBinClas,
+from algorithms.model_agnostic.buggy import (BUGS, BuggyBinClasCounts, DataDependentKBinClas,
                                              PositionalSplitBinClas)
-from algorithms.sparse_vector import SparseVector
+from algorithms.mechanisms.sparse_vector import SparseVector
 from dpcheck.errors import InvalidArgument
 
 

@@ -11,7 +11,7 @@ removed record changes one chunk, hence every ``c_i`` by at most ±1 (any sign p
 privacy audits run at the paper's exact λ, w, k. :class:`ABinClas` trains the chunks (end to end)
 and then calls the same sampler. A_priv, the learners, the exact threshold-ERM count sampler
 (utility runs at paper scale, n ≈ 1e8–1e10) and the utility experiments live in
-:mod:`algorithms.model_agnostic_utility`.
+:mod:`algorithms.model_agnostic.utility`.
 
 **Decisions on the points the paper leaves open** (notes §6; all configurable):
 
@@ -56,18 +56,6 @@ from dpcheck.errors import InvalidArgument
 
 __all__ = ["BOT", "HALT", "DISTANCES", "dist_sensitivity1", "dist_paper", "majority", "AStab",
            "BinClasParams", "BinClasCounts", "ABinClas", "chunk_of", "svt_answer_probability"]
-#: moved to :mod:`algorithms.model_agnostic_utility`; still importable from here (PEP 562)
-_MOVED = ("APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
-          "threshold_erm_counts", "theorem_3_2_cutoff")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        from . import model_agnostic_utility
-        return getattr(model_agnostic_utility, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 BOT, HALT = 2, 3
 _BLOCK = 1 << 15
 Learner = Callable[[NDArray[Any], NDArray[Any]], Callable[[NDArray[Any]], NDArray[Any]]]

@@ -1,4 +1,4 @@
-"""Tests of algorithms.sparse_vector: the six SVT variants of Lyu, Su, Li (PVLDB 2017).
+"""Tests of algorithms.mechanisms.sparse_vector: the six SVT variants of Lyu, Su, Li (PVLDB 2017).
 
 Exact output distributions of tiny instances are computed by numerical integration over the
 threshold noise ρ (given ρ the query noises are independent, so
@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 from scipy.integrate import quad
 
-from algorithms.sparse_vector import HALTED, TOP, SparseVector, optimal_epsilon1
+from algorithms.mechanisms.sparse_vector import HALTED, TOP, SparseVector, optimal_epsilon1
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 

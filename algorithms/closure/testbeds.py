@@ -25,7 +25,8 @@ import numpy as np
 
 from dpcheck.exact import privacy_loss
 
-from .closure import ClosureLearn, EMLearner
+from .pipelines import ClosureLearn
+from .relabel import EMLearner
 
 __all__ = ["Pair", "erm_pair", "support_pair", "random_pairs", "worst_pair", "agnostic_size",
            "closure_round_size", "closure_trial"]

@@ -1,4 +1,4 @@
-"""Tests of algorithms.selection: exact pmfs, samplers against closed forms, amplification bounds.
+"""Tests of algorithms.mechanisms.selection: exact pmfs, samplers against closed forms, amplification bounds.
 
 Goodness-of-fit tests use fixed seeds and reject at ``LEVEL = 1e-6``; every one is paired with a
 deliberately wrong sampler that the same test rejects. Amplification bounds are checked against
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from algorithms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
-from algorithms.selection import ExponentialMechanism, ReportNoisyMax, ScoreNeighbours
-from algorithms.subsampling import (
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
+from algorithms.mechanisms.selection import ExponentialMechanism, ReportNoisyMax, ScoreNeighbours
+from algorithms.mechanisms.subsampling import (
     Subsample,
     amplified_epsilon_poisson,
     amplified_epsilon_with_replacement,

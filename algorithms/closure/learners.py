@@ -3,7 +3,7 @@
 * :class:`ExponentialLearner` — Algorithm 1 (``A_ExponentialMechanism``) used as the generic
   private proper learner of Kasiviswanathan et al.: score ``q(S, h) = #{i : h(x_i) ≠ y_i}``
   (sensitivity 1), ``P[h] ∝ exp(−ε q(S, h)/2)``. Built on
-  :class:`~algorithms.selection.ExponentialMechanism` (log space, exact pmf). ``bug`` selects the
+  :class:`~algorithms.mechanisms.selection.ExponentialMechanism` (log space, exact pmf). ``bug`` selects the
   buggy variants of the engineering notes: ``"no-half"`` (``exp(−ε q)``, the sensitivity
   misstated, 2ε-DP) and ``"sign"`` (``exp(+ε q/2)``, the sign of the proof of Lemma 5.3: still
   ε-DP, maximises the errors).
@@ -32,25 +32,22 @@ M. Bun, K. Nissim, U. Stemmer, S. Vadhan, FOCS 2015. Engineering notes
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from algorithms.concepts import ConceptClass, from_masks
-from algorithms.primitives import _check_rng, _check_size
-from algorithms.selection import ExponentialMechanism
+from algorithms.concepts import ConceptClass
+from algorithms.mechanisms.primitives import _check_rng, _check_size
+from algorithms.mechanisms.selection import ExponentialMechanism
 from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["labelled_sample", "label_counts", "mistakes", "ExponentialLearner",
-           "em_tail_bound", "SubsampledLearner", "relabel_patterns", "relabel_pattern_pmf",
-           "relabel_and_learn_pmf", "LabelRandomizedResponse", "claim_5_4_size",
-           "claim_5_4_size_half"]
+           "em_tail_bound", "SubsampledLearner"]
 
 _BUGS = (None, "no-half", "sign")
 #: Most multinomial count vectors :meth:`SubsampledLearner.pmf` enumerates.
@@ -233,7 +230,7 @@ class SubsampledLearner:
     :data:`MAX_COMPOSITIONS`).
 
     Lemma 3.12 claims ``A′`` is (ε, δ)-DP when ``learner`` is. That holds for ε ≤ 1 (then
-    :func:`~algorithms.subsampling.amplified_epsilon_with_replacement` ``(ε, m, 9m) ≤ ε``) and
+    :func:`~algorithms.mechanisms.subsampling.amplified_epsilon_with_replacement` ``(ε, m, 9m) ≤ ε``) and
     fails for large ε: a record drawn J ~ Bin(m, 1/(9m)) times leaks ``Jε``, and
     ``ln E[e^{εJ}] = m ln(1 + (e^ε − 1)/(9m)) > ε`` e.g. at ε = 4, m = 10.
 
@@ -317,137 +314,3 @@ class SubsampledLearner:
                 out = np.empty((size, *part.shape[1:]), dtype=part.dtype)
             out[where] = part
         return out if out is not None else np.zeros(0, dtype=np.int64)
-
-
-# ----------------------------------------------------------------------------- A_Relabel
-
-def _points_mask(*samples: np.ndarray) -> int:
-    pm = 0
-    for s in samples:
-        for x in s[:, 0].tolist():
-            pm |= 1 << int(x)
-    return pm
-
-
-def relabel_patterns(cls: ConceptClass, d: Any, t: Any = ()) -> ConceptClass:
-    """``Π_H(P)``: the distinct restrictions of ``cls`` to the points P of ``D∘T`` (Step 2 of
-    ``A_Relabel``; patterns are masks with bits only on P, each counted once).
-
-    References
-    ----------
-    Seed 004, Algorithm 2, Steps 1–2.
-    """
-    cls = _class(cls)
-    pm = _points_mask(labelled_sample(d, cls.n), labelled_sample(t, cls.n))
-    return from_masks(cls.n, (h & pm for h in cls.masks))
-
-
-def relabel_pattern_pmf(cls: ConceptClass, d: Any, t: Any = ()) -> dict[int, float]:
-    """Exact law of the pattern chosen in Step 3 of ``A_Relabel(D, T)``: Algorithm 1 with
-    ε = 1 over ``Π_H(P)``, score = mistakes on D.
-
-    References
-    ----------
-    Seed 004, Algorithm 2, Step 3; Claim 5.4 and the proof of Lemma 5.3 (``w_{t,h}``).
-    """
-    return ExponentialLearner(relabel_patterns(cls, d, t), 1.0).pmf(d)
-
-
-def _relabel(sample: np.ndarray, pattern: int) -> tuple[tuple[int, int], ...]:
-    return tuple((int(x), pattern >> int(x) & 1) for x in sample[:, 0].tolist())
-
-
-def relabel_and_learn_pmf(cls: ConceptClass, d: Any, v: Any, w: Any,
-                          inner: Callable[[tuple[tuple[int, int], ...]], Mapping[Hashable, float]]
-                          ) -> dict[tuple[Hashable, tuple[tuple[int, int], ...]], float]:
-    """Exact output law of ``A_RelabelAndLearn(D, V, W)`` (Algorithm 3) without ``h̄``.
-
-    Outputs are ``(A(S̃), Ṽ)`` with ``S̃ = D̃∘Ṽ∘W̃`` (the proof's reading of "A(S)"); ``h̄`` is a
-    deterministic function of Ṽ (post-processing), so it is left out.
-
-    Parameters
-    ----------
-    cls
-        The class H.
-    d, v, w
-        Labelled samples.
-    inner
-        ``inner(S̃) -> {output: probability}``, the exact law of A.
-
-    References
-    ----------
-    Seed 004, Algorithms 2 and 3, Lemma 5.3.
-    """
-    cls = _class(cls)
-    if not callable(inner):
-        raise InvalidArgument(f"inner={_fmt(inner)} must be callable")
-    ad, av, aw = (labelled_sample(s, cls.n) for s in (d, v, w))
-    pats = relabel_pattern_pmf(cls, ad, np.concatenate([av, aw]))
-    out: dict[tuple[Hashable, tuple[tuple[int, int], ...]], list[float]] = {}
-    for pat, wp in pats.items():
-        vt = _relabel(av, pat)
-        st = _relabel(ad, pat) + vt + _relabel(aw, pat)
-        for o, p in inner(st).items():
-            out.setdefault((o, vt), []).append(wp * float(p))
-    return {k: math.fsum(ps) for k, ps in out.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class LabelRandomizedResponse:
-    """The RR label leaker: output every label (in order, without the x's), each kept with
-    probability ``e^ε/(1 + e^ε)``, independently. ε-DP under substitution.
-
-    References
-    ----------
-    Notes ``seed-004.md`` §3 (auditing-only mechanisms), used for Lemma 5.3 (T-5.3 (b)).
-    """
-
-    epsilon: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-
-    def pmf(self, data: Any) -> dict[tuple[int, ...], float]:
-        """Exact law over label tuples."""
-        arr = labelled_sample(data, int(np.asarray(data)[:, 0].max()) + 1 if len(data) else 1)
-        ys = arr[:, 1].tolist()
-        keep = 1.0 / (1.0 + math.exp(-self.epsilon))
-        out = {}
-        for flips in itertools.product((0, 1), repeat=len(ys)):
-            k = sum(flips)
-            out[tuple(y ^ f for y, f in zip(ys, flips))] = keep ** (len(ys) - k) * (1 - keep) ** k
-        return out
-
-
-# ----------------------------------------------------------------------------- Claim 5.4
-
-def _check_ab(alpha: Any, beta: Any) -> tuple[float, float]:
-    a, b = check_real("alpha", alpha), check_real("beta", beta)
-    if not (0 < a < 1 and 0 < b < 1):
-        raise InvalidArgument(f"alpha={_fmt(alpha)}, beta={_fmt(beta)} must be in (0, 1)")
-    return a, b
-
-
-def claim_5_4_size(alpha: float, beta: float, vc: int, s_size: int) -> float:
-    """``(2/α) ln(1/β) + (2 VC/α) ln(e|S|/VC)`` (the VC term is 0 when VC = 0).
-
-    References
-    ----------
-    Seed 004, Claim 5.4.
-    """
-    a, b = _check_ab(alpha, beta)
-    d, s = check_int(vc, "vc", minimum=0), check_int(s_size, "s_size", minimum=1)
-    return 2 / a * math.log(1 / b) + (2 * d / a * math.log(math.e * s / d) if d else 0.0)
-
-
-def claim_5_4_size_half(alpha: float, beta: float, vc: int) -> float:
-    """``(4/α) ln(1/β) + (10 VC/α) ln(20e/α)``, sufficient when ``|D| ≥ |S|/2``.
-
-    References
-    ----------
-    Seed 004, Claim 5.4 ("in particular").
-    """
-    a, b = _check_ab(alpha, beta)
-    d = check_int(vc, "vc", minimum=0)
-    return 4 / a * math.log(1 / b) + 10 * d / a * math.log(20 * math.e / a)
-

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcheck.errors import InvalidArgument
 
-from .model_agnostic import BOT, ABinClas, BinClasCounts, BinClasParams
+from .core import BOT, ABinClas, BinClasCounts, BinClasParams
 
 __all__ = ["APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
            "threshold_erm_counts", "noisy_threshold_counts", "theorem_3_2_cutoff",

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts, BinClasParams,
                                        chunk_of)
-from algorithms.model_agnostic_utility import (APriv, MajorityLearner, apriv_error, binclas_rates,
+from algorithms.model_agnostic.utility import (APriv, MajorityLearner, apriv_error, binclas_rates,
                                                rate_parameters, theorem_3_2_cutoff,
                                                threshold_erm_counts)
-from algorithms.model_agnostic_buggy import (APrivTrainsOnD, BuggyBinClasCounts, NoSplitBinClas,
+from algorithms.model_agnostic.buggy import (APrivTrainsOnD, BuggyBinClasCounts, NoSplitBinClas,
                                              buggy_params)
 from dpcheck import ApproxDP, PureDP
 from dpcheck.exact import privacy_loss

@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algorithms.closure import class_labels, completion_scores, counts_of
-from algorithms.closure_learners import mistakes
+from algorithms.closure.learners import mistakes
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=200)

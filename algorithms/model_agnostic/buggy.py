@@ -22,8 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcheck.errors import InvalidArgument
 
-from .model_agnostic import BOT, ABinClas, BinClasCounts, BinClasParams, chunk_of, svt_runs
-from .model_agnostic_utility import threshold_erm_batch
+from .core import BOT, ABinClas, BinClasCounts, BinClasParams, chunk_of, svt_runs
+from .utility import threshold_erm_batch
 
 __all__ = ["BUGS", "BuggyBinClasCounts", "buggy_params", "NoSplitBinClas",
            "PositionalSplitBinClas", "DataDependentKBinClas", "APrivTrainsOnD"]

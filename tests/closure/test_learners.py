@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`algorithms.closure_learners` (seed 004: Algorithm 1, Lemma 3.12,
+"""Unit tests of :mod:`algorithms.closure.learners` (seed 004: Algorithm 1, Lemma 3.12,
 A_Relabel's pattern choice, Claim 5.4 sizes)."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from algorithms.closure_learners import (ExponentialLearner, LabelRandomizedResponse,
-                                         SubsampledLearner, claim_5_4_size, claim_5_4_size_half,
-                                         em_tail_bound, label_counts, labelled_sample, mistakes,
-                                         relabel_and_learn_pmf, relabel_pattern_pmf,
-                                         relabel_patterns)
+from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, em_tail_bound,
+                                         label_counts, labelled_sample, mistakes)
+from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
+                                            claim_5_4_size_half, relabel_and_learn_pmf,
+                                            relabel_pattern_pmf, relabel_patterns)
 from algorithms.concepts import from_masks, intervals, thresholds
-from algorithms.subsampling import Subsample
+from algorithms.mechanisms.subsampling import Subsample
 from dpcheck.errors import InvalidArgument
 
 S = [(0, 1), (1, 0), (2, 1), (2, 1), (3, 0)]

@@ -15,7 +15,7 @@ import pytest
 from scipy import integrate, stats
 
 import dpcheck
-from algorithms.selection import ExponentialMechanism
+from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.zoo import ZooEntry, get
 from algorithms.zoo.selection import EPS0, K, M_SUBSAMPLE, N_RECORDS, em_bounded_epsilon
 from dpcheck.exact import privacy_loss

@@ -15,15 +15,15 @@ import pytest
 from scipy import integrate, stats
 
 import dpcheck
-from algorithms.float_laplace import LatticeReachability, NaiveFloatLaplace
-from algorithms.gaussian import (
+from algorithms.mechanisms.float_laplace import LatticeReachability, NaiveFloatLaplace
+from algorithms.mechanisms.gaussian import (
     GaussianSum,
     analytic_sigma,
     classic_sigma,
     gaussian_delta,
     gaussian_epsilon,
 )
-from algorithms.noisy_sums import (
+from algorithms.mechanisms.noisy_sums import (
     ClippedLaplaceSum,
     DataScaledLaplace,
     DataSeededLaplace,
@@ -31,8 +31,8 @@ from algorithms.noisy_sums import (
     RepeatedLaplace,
     TruncatedGeometric,
 )
-from algorithms.primitives import LaplaceSum
-from algorithms.rappor import OneTimeRappor, murmur3_32
+from algorithms.mechanisms.primitives import LaplaceSum
+from algorithms.mechanisms.rappor import OneTimeRappor, murmur3_32
 from algorithms.zoo import ZooEntry
 from algorithms.zoo.additive import ENTRIES, EPS0
 from dpcheck.claims import ApproxDP, PureDP

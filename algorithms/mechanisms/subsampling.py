@@ -2,8 +2,8 @@
 
 :class:`Subsample` runs a mechanism on a random subsample of the data (without replacement: a
 uniform m-subset; with replacement: m i.i.d. draws); the ``amplified_epsilon_*`` functions bound
-the privacy of the result. Fast path: for sum mechanisms (:class:`~algorithms.primitives.LaplaceSum`,
-:class:`~algorithms.primitives.GeometricSum`) the subsample sums are drawn directly and the noise
+the privacy of the result. Fast path: for sum mechanisms (:class:`~algorithms.mechanisms.primitives.LaplaceSum`,
+:class:`~algorithms.mechanisms.primitives.GeometricSum`) the subsample sums are drawn directly and the noise
 is added in one call.
 
 References
@@ -25,8 +25,8 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
-from algorithms.primitives import GeometricSum, LaplaceSum, _check_rng, _check_size
-from algorithms.selection import _check_bool
+from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, _check_rng, _check_size
+from algorithms.mechanisms.selection import _check_bool
 from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
@@ -120,7 +120,7 @@ class Subsample:
     Without replacement: a uniform m-subset, in the records' original order. With replacement:
     m i.i.d. uniform draws, in draw order.
 
-    Sampling: for a :class:`~algorithms.primitives.LaplaceSum` or ``GeometricSum`` (data enter
+    Sampling: for a :class:`~algorithms.mechanisms.primitives.LaplaceSum` or ``GeometricSum`` (data enter
     only through the sum) the subsample sums are drawn directly — multivariate hypergeometric /
     multinomial counts of ≤ 8 distinct record values, else sums of drawn records — and the inner
     noise is added in one call. Otherwise the indices of all subsamples are drawn at once

@@ -1,9 +1,9 @@
 """Private selection: exponential mechanism and report-noisy-max (subsampling lives in
-:mod:`algorithms.subsampling`).
+:mod:`algorithms.mechanisms.subsampling`).
 
 :class:`ExponentialMechanism` and :class:`ReportNoisyMax` take a score vector as data (or
 anything a ``score`` callable maps to one); :class:`ScoreNeighbours` is their neighbour relation
-(ℓ∞ distance ≤ Δ). Samplers follow :mod:`algorithms.primitives`
+(ℓ∞ distance ≤ Δ). Samplers follow :mod:`algorithms.mechanisms.primitives`
 (``sample(data, size, rng)``; scores computed once per call, only the noise vectorised).
 
 References
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.primitives import _check_rng, _check_size
+from algorithms.mechanisms.primitives import _check_rng, _check_size
 from dpcheck._validation import _fmt, check_choice, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument

@@ -1,6 +1,6 @@
 """Noisy sums with exactly known privacy, correct and deliberately broken (zoo building blocks).
 
-All mechanisms follow the protocol of :mod:`algorithms.primitives` (vectorised
+All mechanisms follow the protocol of :mod:`algorithms.mechanisms.primitives` (vectorised
 ``sample(data, size, rng)``, frozen validated dataclasses, a ``true_epsilon`` property). Records
 are reals in ``[0, sensitivity]`` unless stated otherwise, so the sum moves by at most Δ between
 add/remove or replace neighbours and ``d = [Δ]``, ``d′ = []`` realises the worst case.

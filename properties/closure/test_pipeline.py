@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, class_labels
-from algorithms.closure_testbeds import (Pair, agnostic_size, closure_round_size, closure_trial,
+from algorithms.closure.testbeds import (Pair, agnostic_size, closure_round_size, closure_trial,
                                         erm_pair, random_pairs, support_pair, worst_pair)
 from algorithms.concepts import negation, thresholds
 from dpcheck import PureDP

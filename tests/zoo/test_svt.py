@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dpcheck
-from algorithms.sparse_vector import HALTED, TOP, SparseVector
+from algorithms.mechanisms.sparse_vector import HALTED, TOP, SparseVector
 from algorithms.zoo import ZooEntry, _REGISTRY
 from algorithms.zoo import svt
 

@@ -5,7 +5,7 @@ bug that really breaks the claim gets ``expect="violation"`` with an exact loss 
 and, where a sampler exists, a ``dp_audit``; a variant that turns out *not* to break privacy at
 testable sizes gets an ``expect="holds"`` test recording the exact loss and why; utility bugs
 get ``dp_accuracy`` with ``expect="violation"`` against the derived chains of
-``properties/test_closure_pipeline.py``.
+``properties/closure/test_pipeline.py``.
 
 Findings (exact, this file): BUG-9 (A′ draws |D| rows) loss 1.4173 at |D| = 9 and 1.6361 at
 |D| = 18 > ε = 1; BUG-15 with leak probability 20δ gives δ(ε_A + 3) = 20δ > 4eδ, but the
@@ -27,15 +27,16 @@ import numpy as np
 import pytest
 
 from algorithms.closure import PrivateAgnostic, class_labels
-from algorithms.closure_testbeds import (Pair, agnostic_size, closure_round_size, closure_trial,
+from algorithms.closure.testbeds import (Pair, agnostic_size, closure_round_size, closure_trial,
                                         erm_pair, random_pairs, support_pair, worst_pair)
-from algorithms.closure_buggy import (ErrorRateAgnostic, FullClassAgnostic, ReusingClosureLearn,
+from algorithms.closure.buggy import (ErrorRateAgnostic, FullClassAgnostic, ReusingClosureLearn,
                                       SortedSplitAgnostic, UnrelabeledClosureLearn,
                                       UnsubsampledAgnostic, WrongCompletionClosureLearn,
                                       full_size_subsample, overleaking_rr, with_learner_epsilon)
-from algorithms.closure_learners import ExponentialLearner, relabel_and_learn_pmf
+from algorithms.closure.learners import ExponentialLearner
+from algorithms.closure.relabel_pmf import relabel_and_learn_pmf
 from algorithms.concepts import intervals, negation, thresholds
-from algorithms.subsampling import amplified_epsilon_with_replacement
+from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
 from dpcheck import PureDP
 from dpcheck.exact import privacy_loss
 
@@ -104,7 +105,7 @@ def test_non_privacy_bugs_stay_private(mech: Any, dp_audit: Any, dp_record: Any)
       1-DP learner on the relabeled D̃, so Lemma 5.3 applies unchanged (worst 1.47 for "all",
       0.56 for "prefix", 0.38 without replacement); only the adversarial-learner utility of
       footnote 8 is lost (caught by the spec-conformance unit test in
-      tests/test_closure_buggy.py, not by privacy).
+      tests/closure/test_buggy.py, not by privacy).
     * BUG-13 (sort-by-(x, y) or positives-first split, |D| = |S|/2): the lower halves of two
       neighbouring sorted multisets differ in at most one element, and the output depends on S
       only through D's multiset and S's support, so no extra leakage (worst 0.51).

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, counts_of
-from algorithms.closure_buggy import (ErrorRateAgnostic, FullClassAgnostic, ReusingClosureLearn,
+from algorithms.closure.buggy import (ErrorRateAgnostic, FullClassAgnostic, ReusingClosureLearn,
                                       SortedSplitAgnostic, UnrelabeledClosureLearn,
                                       UnsubsampledAgnostic, WrongCompletionClosureLearn,
                                       full_size_subsample, overleaking_rr, with_learner_epsilon)
-from algorithms.closure_learners import ExponentialLearner
+from algorithms.closure.learners import ExponentialLearner
 from algorithms.concepts import negation, thresholds
 from dpcheck.errors import InvalidArgument
 
