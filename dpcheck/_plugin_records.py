@@ -247,6 +247,7 @@ def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
         "holm": [{"nodeid": r["nodeid"], "call": r["call"], "p_value": r["result"]["p_value"],
                   "p_holm": float(p)} for r, p in zip(audits, adjusted)],
         "catalog": catalog,
+        "kill_matrix": kill_matrix(test_list, records),
         "summary": {
             "tests": len(test_list),
             "passed": sum(t["outcome"] == "passed" for t in test_list),
@@ -289,6 +290,46 @@ def summary_lines(records: list[dict[str, Any]], *, alpha_family: float, m: int,
     return lines
 
 
+def _evidence(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The strongest evidence among a test's records: ε_lower of an audit, or the failure rate
+    of an accuracy check, or the deviation/assertion of a counterexample."""
+    best: dict[str, Any] = {}
+    for r in records:
+        res = r.get("result") or {}
+        if r["type"] == "audit" and res.get("epsilon_lower") is not None:
+            claim = res.get("claim") or {}
+            if "epsilon_lower" not in best or res["epsilon_lower"] > best["epsilon_lower"]:
+                best.update(epsilon_lower=res["epsilon_lower"],
+                            claimed_epsilon=claim.get("epsilon"))
+        elif r["type"] == "accuracy" and "failure_rate" in res:
+            best.setdefault("failure_rate", res["failure_rate"])
+            best.setdefault("beta", res.get("beta"))
+        elif r["type"] == "counterexample":
+            for key in ("deviation", "assertion", "name"):
+                if key in res:
+                    best.setdefault(key, res[key])
+    return best
+
+
+def kill_matrix(tests: list[dict[str, Any]], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per mutant case: claim (paper, ref), mutant, test, ``caught`` / ``survived`` /
+    ``error`` and the evidence (ε_lower vs the claim, failure rate, or the failed assertion)."""
+    by_test: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        by_test.setdefault(r["nodeid"], []).append(r)
+    rows = []
+    for t in tests:
+        if not t.get("mutant"):
+            continue
+        outcome = {"passed": "caught", "failed": "survived"}.get(t["outcome"], t["outcome"])
+        if outcome == "survived" and "survived" not in (t.get("message") or ""):
+            outcome = "error"  # failed for another reason than a missed violation
+        rows.append({"paper": t.get("paper"), "ref": t.get("ref"), "mutant": t["mutant"],
+                     "nodeid": t["nodeid"], "outcome": outcome,
+                     **_evidence(by_test.get(t["nodeid"], []))})
+    return rows
+
+
 class Controller:
     """Controller-only hooks: gather records, cache the seed, write the report, summarise.
 
@@ -311,12 +352,13 @@ class Controller:
             self.state.m = info.get("n_claim_tests")
         test = self.tests.setdefault(report.nodeid, {
             "nodeid": report.nodeid, "outcome": "passed", "duration": 0.0,
-            **{k: info[k] for k in ("paper", "ref", "kind", "expect")}, "message": ""})
+            **{k: info.get(k) for k in ("paper", "ref", "kind", "expect", "mutant")},
+            "message": ""})
         merge_outcome(test, report)
         self.records.extend(getattr(report, "dpcheck_records", None) or [])
 
     def _catalog(self) -> dict[str, Any] | None:
-        from .catalog import coverage
+        from .catalog import coverage, mutant_coverage
 
         entries = self.state.entries
         if entries is None:
@@ -324,7 +366,7 @@ class Controller:
         path, root = self.state.catalog_path, self.config.rootpath
         shown = path.relative_to(root) if path.is_relative_to(root) else path
         return {"path": shown.as_posix(), "entries": [e.to_dict() for e in entries],
-                "coverage": coverage(entries)}
+                "coverage": coverage(entries), "mutant_coverage": mutant_coverage(entries)}
 
     def pytest_sessionfinish(self, session: Any) -> None:
         import pytest
@@ -359,5 +401,15 @@ class Controller:
         for line in summary_lines(self.records, alpha_family=state.alpha_family,
                                   m=state.m or 0, catalog=self._catalog(), report=where):
             tr.write_line(line)
+        kills = kill_matrix(list(self.tests.values()), self.records)
+        if kills:
+            counts = {k: sum(r["outcome"] == k for r in kills) for k in ("caught", "survived",
+                                                                         "error")}
+            tr.write_line(f"mutants: {counts['caught']} caught, {counts['survived']} survived, "
+                          f"{counts['error']} errored, of {len(kills)} mutant case(s) over "
+                          f"{len({(r['paper'], r['ref']) for r in kills})} claim(s)")
+            for r in kills:
+                if r["outcome"] != "caught":
+                    tr.write_line(f"  {r['outcome'].upper()}: {r['nodeid']}", red=True)
         if self.write_error:
             tr.write_line(f"dpcheck: writing the report failed: {self.write_error}", red=True)

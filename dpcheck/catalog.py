@@ -8,6 +8,7 @@
     kind = "privacy"              # privacy | utility | combinatorial | generalization
     status = "tested"             # see STATUSES
     tests = ["properties/model_agnostic/test_model_agnostic.py::test_binclas_privacy"]
+    mutants = ["binclas_noise_halved"]   # broken variants the same test body must catch
     note = "..."
 
 Statuses: ``tested`` (a property test checks it), ``erratum`` (a test demonstrates a
@@ -16,6 +17,13 @@ not pass/fail), ``not-executable`` (no concrete, checkable content), and ``plann
 but not implemented yet — the issue that will test it is named in the note). ``planned`` is an
 addition to the four statuses of design §7, so that the coverage table can show what is still
 to do instead of omitting it.
+
+``mutants`` names the deliberately broken variants that the entry's tests run through the *same*
+test body (cases marked ``@pytest.mark.mutant(NAME)``), each of which must be caught: it shows
+that the test can fail. Every name must occur in one of the entry's test files
+(:func:`missing_mutants`); the plugin also checks that each ``mutant`` marker of a collected
+claim test is listed by its entry. An entry with status ``tested``/``erratum`` and kind
+``privacy``/``utility`` is expected to name at least one (:func:`entries_without_mutants`).
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from pathlib import Path
 
 from .errors import InvalidArgument
 
-__all__ = ["CatalogEntry", "STATUSES", "KINDS", "load_catalog", "missing_tests", "coverage",
+__all__ = ["CatalogEntry", "STATUSES", "KINDS", "load_catalog", "missing_tests",
+           "missing_mutants", "entries_without_mutants", "coverage", "mutant_coverage",
            "DEFAULT_PATH"]
 
 STATUSES = ("tested", "erratum", "asymptotic", "not-executable", "planned")
@@ -48,6 +57,7 @@ class CatalogEntry:
     status: str
     tests: tuple[str, ...] = ()
     note: str = ""
+    mutants: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -57,7 +67,7 @@ class CatalogEntry:
     def to_dict(self) -> dict[str, object]:
         """JSON-safe form."""
         return {"paper": self.paper, "ref": self.ref, "kind": self.kind, "status": self.status,
-                "tests": list(self.tests), "note": self.note}
+                "tests": list(self.tests), "mutants": list(self.mutants), "note": self.note}
 
 
 def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
@@ -86,7 +96,7 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
         where = f"{path}: claim #{i}"
         if not isinstance(item, dict):
             raise InvalidArgument(f"{where} must be a table")
-        unknown = set(item) - {"paper", "ref", "kind", "status", "tests", "note"}
+        unknown = set(item) - {"paper", "ref", "kind", "status", "tests", "mutants", "note"}
         if unknown:
             raise InvalidArgument(f"{where} has unknown field(s) {sorted(unknown)}")
         for name in ("paper", "ref", "kind", "status"):
@@ -105,11 +115,19 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
             raise InvalidArgument(f"{label}: tests={tests!r} must be a list of test ids")
         if item["status"] in ("tested", "erratum") and not tests:
             raise InvalidArgument(f"{label}: status={item['status']!r} needs at least one test")
+        mutants = item.get("mutants", [])
+        if (not isinstance(mutants, list)
+                or not all(isinstance(m, str) and m.strip() for m in mutants)):
+            raise InvalidArgument(f"{label}: mutants={mutants!r} must be a list of non-empty names")
+        if len(set(mutants)) != len(mutants):
+            raise InvalidArgument(f"{label}: mutants={mutants!r} has duplicates")
+        if mutants and not tests:
+            raise InvalidArgument(f"{label}: mutants={mutants!r} need tests that run them")
         note = item.get("note", "")
         if not isinstance(note, str):
             raise InvalidArgument(f"{label}: note={note!r} must be a string")
         entry = CatalogEntry(item["paper"], item["ref"], item["kind"], item["status"],
-                             tuple(tests), note)
+                             tuple(tests), note, tuple(mutants))
         if entry.key in seen:
             raise InvalidArgument(f"{label} duplicates an earlier entry for the same result")
         seen.add(entry.key)
@@ -152,6 +170,60 @@ def missing_tests(entries: Iterable[CatalogEntry], root: str | Path) -> list[str
             if name and name not in cache[path]:
                 problems.append(f"{entry.paper} {entry.ref}: {test} not found")
     return problems
+
+
+def _strings(path: Path) -> set[str]:
+    """Every string constant of a Python file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return {node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def missing_mutants(entries: Iterable[CatalogEntry], root: str | Path) -> list[str]:
+    """Mutant names of ``entries`` that occur in none of the entry's test files.
+
+    A static check (the name must be a string constant of one of the files, as it is in
+    ``pytest.mark.mutant("name")``); that the mutant case ran and was caught is decided at run
+    time and shown in the report's kill matrix.
+    """
+    root = Path(root)
+    cache: dict[Path, set[str]] = {}
+    problems: list[str] = []
+    for entry in entries:
+        if not entry.mutants:
+            continue
+        found: set[str] = set()
+        for test in entry.tests:
+            path = root / test.partition("::")[0]
+            if path.is_file():
+                if path not in cache:
+                    cache[path] = _strings(path)
+                found |= cache[path]
+        problems += [f"{entry.paper} {entry.ref}: mutant {m!r} occurs in none of its tests"
+                     for m in entry.mutants if m not in found]
+    return problems
+
+
+def entries_without_mutants(entries: Iterable[CatalogEntry]) -> list[CatalogEntry]:
+    """``tested``/``erratum`` entries of kind ``privacy``/``utility`` that name no mutant."""
+    return [e for e in entries if e.status in ("tested", "erratum")
+            and e.kind in ("privacy", "utility") and not e.mutants]
+
+
+def mutant_coverage(entries: Iterable[CatalogEntry]) -> dict[str, dict[str, int]]:
+    """Per paper: ``needing`` (tested/erratum privacy/utility entries), ``with_mutants`` (of those,
+    entries naming at least one mutant), ``entries_with_mutants`` (any entry) and ``mutants``
+    (total names)."""
+    table: dict[str, dict[str, int]] = {}
+    for e in entries:
+        row = table.setdefault(e.paper, {"needing": 0, "with_mutants": 0,
+                                         "entries_with_mutants": 0, "mutants": 0})
+        needs = e.status in ("tested", "erratum") and e.kind in ("privacy", "utility")
+        row["needing"] += needs
+        row["with_mutants"] += needs and bool(e.mutants)
+        row["entries_with_mutants"] += bool(e.mutants)
+        row["mutants"] += len(e.mutants)
+    return dict(sorted(table.items()))
 
 
 def coverage(entries: Iterable[CatalogEntry]) -> dict[str, dict[str, int]]:

@@ -254,7 +254,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
-    from .catalog import STATUSES, coverage, load_catalog
+    from .catalog import STATUSES, coverage, load_catalog, mutant_coverage
 
     path = Path(args.catalog)
     if not path.is_file():
@@ -262,19 +262,31 @@ def _cmd_claims(args: argparse.Namespace) -> int:
                               "root or pass --catalog PATH)")
     entries = load_catalog(path)
     cov = coverage(entries)
+    mut = mutant_coverage(entries)
     totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
     if args.json:
         print(json.dumps({"path": str(path), "results": len(entries), "coverage": cov,
-                          "totals": totals}, indent=2))
+                          "totals": totals, "mutant_coverage": mut,
+                          "claims": [e.to_dict() for e in entries]}, indent=2))
         return 0
-    head = ["paper", *STATUSES, "total"]
-    rows = [[p, *(str(c[s]) for s in STATUSES), str(sum(c.values()))] for p, c in cov.items()]
-    rows.append(["total", *(str(totals[s]) for s in STATUSES), str(len(entries))])
+    head = ["paper", *STATUSES, "total", "with mutants"]
+
+    def with_mutants(row: dict[str, int]) -> str:
+        return f"{row['with_mutants']}/{row['needing']}"
+
+    rows = [[p, *(str(c[s]) for s in STATUSES), str(sum(c.values())), with_mutants(mut[p])]
+            for p, c in cov.items()]
+    total_mut = {k: sum(r[k] for r in mut.values()) for k in ("with_mutants", "needing")}
+    rows.append(["total", *(str(totals[s]) for s in STATUSES), str(len(entries)),
+                 with_mutants(total_mut)])
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     print(f"Claims catalogue {path}: {len(entries)} results")
     for row in [head, *rows]:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                         for i, (c, w) in enumerate(zip(row, widths))))
+    print("with mutants: tested/erratum privacy and utility results whose catalogue entry names "
+          "at least one mutant (a broken variant the same test body must catch; the report's "
+          "kill matrix shows which were caught)")
     return 0
 
 

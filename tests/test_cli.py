@@ -235,6 +235,7 @@ ref = "Claim 4.1"
 kind = "privacy"
 status = "erratum"
 tests = ["properties/test_y.py::test_b"]
+mutants = ["b_leak"]
 """
 
 
@@ -245,12 +246,18 @@ def test_claims_prints_the_coverage_table(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("3 results")
     assert lines[1].split() == ["paper", "tested", "erratum", "asymptotic", "not-executable",
-                                "planned", "total"]
-    assert lines[2].split() == ["003", "1", "0", "0", "0", "1", "2"]
-    assert lines[-1].split() == ["total", "1", "1", "0", "0", "1", "3"]
+                                "planned", "total", "with", "mutants"]
+    assert lines[2].split() == ["003", "1", "0", "0", "0", "1", "2", "0/1"]
+    assert lines[-2].split() == ["total", "1", "1", "0", "0", "1", "3", "1/2"]
+    assert lines[-1].startswith("with mutants: ")
     assert main(["claims", "--catalog", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["coverage"]["004"]["erratum"] == 1 and data["totals"]["planned"] == 1
+    assert [c["ref"] for c in data["claims"]] == ["Theorem 2.4", "Lemma 3.1", "Claim 4.1"]
+    assert data["claims"][2] == {"paper": "004", "ref": "Claim 4.1", "kind": "privacy",
+                                 "status": "erratum", "tests": ["properties/test_y.py::test_b"],
+                                 "mutants": ["b_leak"], "note": ""}
+    assert data["mutant_coverage"]["004"]["with_mutants"] == 1
 
 
 def test_claims_errors_exit_2(tmp_path, capsys, monkeypatch):
