@@ -10,12 +10,17 @@ from . import exact, stats, strategies
 from .accuracy import AccuracyResult, check_accuracy
 from .audit import audit
 from .claims import ApproxDP, PureDP
+from .closeness import Closeness, ClosenessResult, audit_closeness
 from .errors import AccuracyViolation, DPCheckError, InvalidArgument, PrivacyViolation
 from .events import Event
 from .exact import ExactPrivacy, exact_privacy
+from .generalization import (GeneralizationResult, PerfectGeneralization,
+                             check_perfect_generalization)
 from .mechanism import ExactMechanism, Mechanism, SamplingMechanism
 from .neighbours import AddRemove, Replace, UserLevel
+from .population import IIDPopulation
 from .results import AuditResult, Witness
+from .robust import RobustGeneralization, check_robust_generalization
 from .sampler_check import SamplerCheck
 from .search import SearchResult, find_counterexample
 
@@ -27,22 +32,31 @@ __all__ = [
     "AddRemove",
     "ApproxDP",
     "AuditResult",
+    "Closeness",
+    "ClosenessResult",
     "DPCheckError",
     "Event",
     "ExactMechanism",
     "ExactPrivacy",
+    "GeneralizationResult",
+    "IIDPopulation",
     "InvalidArgument",
     "Mechanism",
+    "PerfectGeneralization",
     "PrivacyViolation",
     "PureDP",
     "Replace",
+    "RobustGeneralization",
     "SamplerCheck",
     "SamplingMechanism",
     "SearchResult",
     "UserLevel",
     "Witness",
     "audit",
+    "audit_closeness",
     "check_accuracy",
+    "check_perfect_generalization",
+    "check_robust_generalization",
     "exact",
     "exact_privacy",
     "find_counterexample",
