@@ -77,7 +77,8 @@ class GenericPGLearner:
     """Algorithm 1 ``𝒜(β, ε, ·, H)`` over the loss matrix ``loss[h, z]``.
 
     ``variant`` selects a deliberately broken coefficient for mutants: ``"n"`` uses ``n``
-    instead of ``√n``; ``"no_sqrt_n"`` drops ``√n``.
+    instead of ``√n``; ``"no_sqrt_n"`` drops ``√n``; ``"erm"`` multiplies λ by 10⁶ (a
+    deterministic empirical risk minimiser, not PG).
     """
 
     beta: float
@@ -105,6 +106,8 @@ class GenericPGLearner:
             return lam * math.sqrt(n)
         if self.variant == "no_sqrt_n":
             return lam / math.sqrt(n)
+        if self.variant == "erm":
+            return lam * 1e6
         return lam
 
     def log_probs_counts(self, counts: np.ndarray) -> np.ndarray:
