@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ._validation import _fmt
 from .closeness import exact_closeness
 from .errors import InvalidArgument
@@ -26,7 +28,8 @@ from .generalization import PerfectGeneralization
 from .mechanism import pmf_of
 from .population import IIDPopulation
 
-__all__ = ["exact_failure_mass", "optimal_simulator", "OptimalSimulator", "binary_interval"]
+__all__ = ["exact_failure_mass", "optimal_simulator", "OptimalSimulator", "binary_interval",
+           "optimal_binary_failure"]
 
 
 def _pmfs(mechanism: Any, population: IIDPopulation, exchangeable: bool,
@@ -99,19 +102,31 @@ def optimal_simulator(mechanism: Any, population: IIDPopulation, claim: PerfectG
                               "two-element output spaces only")
     while len(outs) < 2:
         outs.append(("<other>", len(outs)))
-    events: list[tuple[float, int, float]] = []
-    for _, p, w in rows:
-        lo, hi = binary_interval(float(p.get(outs[0], 0.0)), claim.epsilon, claim.delta)
-        if lo <= hi + 1e-15:
-            events.append((lo, 0, w))            # starts sort before ends at equal q
-            events.append((max(lo, hi), 1, -w))
-    events.sort(key=lambda e: (e[0], e[1]))
-    best, best_q, cover = 0.0, 0.5, 0.0
-    for q, kind, w in events:
-        cover += w
-        if kind == 0 and cover > best:
-            best, best_q = cover, q
-    total = math.fsum(w for _, _, w in rows)
-    return OptimalSimulator(outputs=(outs[0], outs[1]), q=float(best_q),
-                            failure=max(0.0, total - best), samples_enumerated=len(rows))
+    probs = np.array([float(p.get(outs[0], 0.0)) for _, p, _ in rows])
+    weights = np.array([w for _, _, w in rows])
+    failure, best_q = optimal_binary_failure(probs, weights, claim.epsilon, claim.delta)
+    return OptimalSimulator(outputs=(outs[0], outs[1]), q=best_q, failure=failure,
+                            samples_enumerated=len(rows))
+
+
+def optimal_binary_failure(p: Any, weights: Any, epsilon: float, delta: float
+                           ) -> tuple[float, float]:
+    """Vectorised core of :func:`optimal_simulator`: samples with ``P[M(T) = r₁] = p[i]`` and
+    probability ``weights[i]``; returns ``(min over q of the failure mass, the best q)``."""
+    p = np.asarray(p, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    e, ie = math.exp(epsilon), math.exp(-epsilon)
+    lo = np.maximum.reduce([np.zeros_like(p), (p - delta) * ie, 1.0 - e * (1.0 - p) - delta])
+    hi = np.minimum.reduce([np.ones_like(p), e * p + delta, 1.0 - (1.0 - p - delta) * ie])
+    ok = lo <= hi + 1e-15
+    lo, hi, w_ok = lo[ok], np.maximum(lo[ok], hi[ok]), w[ok]
+    if not ok.any():
+        return float(w.sum()), 0.5
+    points = np.concatenate([lo, hi])
+    kinds = np.concatenate([np.zeros(len(lo)), np.ones(len(hi))])  # starts sort before ends
+    order = np.lexsort((kinds, points))
+    cover = np.cumsum(np.concatenate([w_ok, -w_ok])[order])
+    starts = kinds[order] == 0
+    k = int(np.argmax(np.where(starts, cover, -np.inf)))
+    return max(0.0, float(w.sum() - cover[k])), float(points[order][k])
 
