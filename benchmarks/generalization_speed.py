@@ -19,11 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.generalization.learner import (GenericPGLearner, labelled_loss,
-                                               noisy_threshold_distribution,
-                                               threshold_predictions)
-from dpcheck import (Closeness, IIDPopulation, PerfectGeneralization, audit_closeness,
-                     check_perfect_generalization)
+from algorithms.generalization.learner import (
+    GenericPGLearner,
+    labelled_loss,
+    noisy_threshold_distribution,
+    threshold_predictions,
+)
+from dpcheck import (
+    Closeness,
+    IIDPopulation,
+    PerfectGeneralization,
+    audit_closeness,
+    check_perfect_generalization,
+)
 
 
 class _Hidden:

@@ -37,8 +37,13 @@ from .errors import InvalidArgument, PrivacyViolation
 from .exact import privacy_loss
 from .results import AuditResult, json_safe
 
-__all__ = ["Closeness", "ClosenessResult", "audit_closeness", "as_output_sampler",
-           "exact_closeness"]
+__all__ = [
+    "Closeness",
+    "ClosenessResult",
+    "as_output_sampler",
+    "audit_closeness",
+    "exact_closeness",
+]
 
 #: ε used for the wrapped audit when the closeness claim has ε = 0: ``e^ε`` rounds to 1, so the
 #: audit's test ``p_lo − e^ε q_hi > δ`` is exactly the ε = 0 test (``ApproxDP`` requires ε > 0).
@@ -184,10 +189,10 @@ class ClosenessResult:
     def summary(self) -> str:
         """A few lines: verdict, bounds, witness, exact values when known."""
         verdict = "NOT CLOSE" if self.violation else "no violation found"
-        lines = [f"closeness {self.claim.describe()} -> {verdict} (alpha={self.alpha:g}, "
-                 f"p-value={self.p_value:.3g})",
-                 f"  delta*(eps) >= {self.delta_lower:.4g}, eps*(delta) >= "
-                 f"{self.epsilon_lower:.4f}"]
+        lines = [(f"closeness {self.claim.describe()} -> {verdict} (alpha={self.alpha:g}, "
+                  f"p-value={self.p_value:.3g})"),
+                 (f"  delta*(eps) >= {self.delta_lower:.4g}, eps*(delta) >= "
+                  f"{self.epsilon_lower:.4f}")]
         w = self.audit.witness
         if w is not None:
             lines.append("  witness: " + w.describe().replace("M(D')", "b").replace("M(D)", "a"))

@@ -37,7 +37,14 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 
-from ._validation import _fmt, check_alpha, check_choice, check_delta, check_int, check_real
+from ._validation import (
+    _fmt,
+    check_alpha,
+    check_choice,
+    check_delta,
+    check_int,
+    check_real,
+)
 from .closeness import Closeness, as_output_sampler, audit_closeness, exact_closeness
 from .errors import InvalidArgument, PrivacyViolation
 from .mechanism import as_sampler, pmf_of
@@ -46,8 +53,12 @@ from .results import json_safe
 from .rng import child, generator
 from .stats import cp_lower
 
-__all__ = ["PerfectGeneralization", "GeneralizationResult", "check_perfect_generalization",
-           "check_beta"]
+__all__ = [
+    "GeneralizationResult",
+    "PerfectGeneralization",
+    "check_beta",
+    "check_perfect_generalization",
+]
 
 
 def check_beta(value: Any, name: str = "beta") -> float:
@@ -134,10 +145,10 @@ class GeneralizationResult:
     def summary(self) -> str:
         """Verdict, rates and witness in a few lines."""
         verdict = "VIOLATION" if self.violation else "no violation found"
-        lines = [f"{self.claim.describe()} [{self.method}] -> {verdict} (alpha={self.alpha:g}, "
-                 f"p-value={self.p_value:.3g})",
-                 f"  failures {self.failures}/{self.trials} = {self.failure_rate:.4g} vs "
-                 f"threshold {self.threshold:.4g}; failure mass >= {self.failure_lower:.4g}"]
+        lines = [(f"{self.claim.describe()} [{self.method}] -> {verdict} "
+                  f"(alpha={self.alpha:g}, p-value={self.p_value:.3g})"),
+                 (f"  failures {self.failures}/{self.trials} = {self.failure_rate:.4g} vs "
+                  f"threshold {self.threshold:.4g}; failure mass >= {self.failure_lower:.4g}")]
         if self.witness is not None:
             lines.append(f"  witness: {self.witness}")
         return "\n".join(lines)

@@ -28,8 +28,13 @@ from .generalization import PerfectGeneralization
 from .mechanism import pmf_of
 from .population import IIDPopulation
 
-__all__ = ["exact_failure_mass", "optimal_simulator", "OptimalSimulator", "binary_interval",
-           "optimal_binary_failure"]
+__all__ = [
+    "OptimalSimulator",
+    "binary_interval",
+    "exact_failure_mass",
+    "optimal_binary_failure",
+    "optimal_simulator",
+]
 
 
 def _pmfs(mechanism: Any, population: IIDPopulation, exchangeable: bool,

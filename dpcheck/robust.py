@@ -39,7 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import _fmt, check_alpha, check_choice, check_delta, check_int, check_real
+from ._validation import (
+    _fmt,
+    check_alpha,
+    check_choice,
+    check_delta,
+    check_int,
+    check_real,
+)
 from .errors import InvalidArgument
 from .generalization import GeneralizationResult, rate_test
 from .mechanism import as_sampler, draw, pmf_of
@@ -47,7 +54,7 @@ from .population import IIDPopulation, as_population
 from .results import json_safe
 from .rng import generator
 
-__all__ = ["RobustGeneralization", "check_robust_generalization", "MaskAdversary"]
+__all__ = ["MaskAdversary", "RobustGeneralization", "check_robust_generalization"]
 
 Adversary = Callable[[Any], Callable[[np.ndarray], Any]]
 

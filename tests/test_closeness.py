@@ -96,11 +96,11 @@ def test_harness_rejects_max_over_atoms_without_correction():
 
 
 def test_bounds_and_exact_values():
-    a, b, claim = PAIRS["binary_pure"]
+    a, b, _ = PAIRS["binary_pure"]
     r = audit_closeness(a, b, Closeness(0.5, 0.0), samples=50_000, seed=3)
     assert r.violation and r.exact_epsilon == pytest.approx(1.0)
     assert 0.5 < r.epsilon_lower <= 1.0
-    exact_eps, exact_delta = exact_closeness(a, b, Closeness(0.5, 0.0))
+    _, exact_delta = exact_closeness(a, b, Closeness(0.5, 0.0))
     assert r.exact_delta == pytest.approx(exact_delta)
     assert 0 < r.delta_lower <= exact_delta
     json.dumps(r.to_dict())

@@ -4,11 +4,23 @@ compiler), compression learners for thresholds, the majority / Strange-Normal / 
 separations, and closed forms from the proofs."""
 
 from .compiler import BootstrapCompiler
-from .learner import (GenericPGLearner, interval_predictions, labelled_loss,
-                      noisy_threshold_distribution, threshold_predictions)
+from .learner import (
+                      GenericPGLearner,
+                      interval_predictions,
+                      labelled_loss,
+                      noisy_threshold_distribution,
+                      threshold_predictions,
+)
 from .mechanisms import LaplaceMajority, Majority, StrangeNormal, constant
-from .thresholds import (AdaptiveCuts, LargestPositive, SampleEncoding, SmallestPositive,
-                         SubsampleLearner, ThresholdPopulation, threshold_adversaries)
+from .thresholds import (
+                      AdaptiveCuts,
+                      LargestPositive,
+                      SampleEncoding,
+                      SmallestPositive,
+                      SubsampleLearner,
+                      ThresholdPopulation,
+                      threshold_adversaries,
+)
 
 __all__ = ["AdaptiveCuts", "BootstrapCompiler", "GenericPGLearner", "LaplaceMajority",
            "LargestPositive", "Majority", "SampleEncoding", "SmallestPositive", "StrangeNormal",

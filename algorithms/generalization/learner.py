@@ -25,8 +25,14 @@ from scipy.special import logsumexp
 from dpcheck._validation import check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["GenericPGLearner", "threshold_predictions", "interval_predictions",
-           "labelled_loss", "noisy_threshold_distribution", "coefficient"]
+__all__ = [
+    "GenericPGLearner",
+    "coefficient",
+    "interval_predictions",
+    "labelled_loss",
+    "noisy_threshold_distribution",
+    "threshold_predictions",
+]
 
 
 def threshold_predictions(m: int) -> np.ndarray:

@@ -24,8 +24,13 @@ import numpy as np
 
 from dpcheck._validation import check_epsilon
 
-__all__ = ["Majority", "StrangeNormal", "LaplaceMajority", "laplace_majority_log_pmf",
-           "constant"]
+__all__ = [
+    "LaplaceMajority",
+    "Majority",
+    "StrangeNormal",
+    "constant",
+    "laplace_majority_log_pmf",
+]
 
 
 def _bits(data: Any) -> np.ndarray:

@@ -24,9 +24,17 @@ from scipy.stats import binom
 
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["hard_distribution", "threshold_error", "geometric_mean_simulator",
-           "theorem40_lower", "theorem30_size", "lemma36_alpha", "theorem21_alpha",
-           "theorem39_epsilon", "count_failure_mass"]
+__all__ = [
+    "count_failure_mass",
+    "geometric_mean_simulator",
+    "hard_distribution",
+    "lemma36_alpha",
+    "theorem21_alpha",
+    "theorem30_size",
+    "theorem39_epsilon",
+    "theorem40_lower",
+    "threshold_error",
+]
 
 
 def hard_distribution(outputs: Sequence[float], *, straddle: bool = False

@@ -23,9 +23,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ThresholdPopulation", "IntervalTest", "PointTest", "LossTest", "LargestPositive",
-           "SmallestPositive", "SampleEncoding", "SubsampleLearner", "AdaptiveCuts",
-           "threshold_adversaries", "lemma17_epsilon", "lemma16_bound"]
+__all__ = [
+    "AdaptiveCuts",
+    "IntervalTest",
+    "LargestPositive",
+    "LossTest",
+    "PointTest",
+    "SampleEncoding",
+    "SmallestPositive",
+    "SubsampleLearner",
+    "ThresholdPopulation",
+    "lemma16_bound",
+    "lemma17_epsilon",
+    "threshold_adversaries",
+]
 
 
 def lemma17_epsilon(n: int, k: int, delta: float, *, form: str = "stated") -> float:

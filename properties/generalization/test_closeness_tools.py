@@ -18,9 +18,12 @@ import math
 import numpy as np
 import pytest
 
-from algorithms.generalization.learner import (GenericPGLearner, labelled_loss,
-                                               noisy_threshold_distribution,
-                                               threshold_predictions)
+from algorithms.generalization.learner import (
+    GenericPGLearner,
+    labelled_loss,
+    noisy_threshold_distribution,
+    threshold_predictions,
+)
 from dpcheck import IIDPopulation, PerfectGeneralization, check_perfect_generalization
 from dpcheck.exact import privacy_loss
 

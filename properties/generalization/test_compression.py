@@ -20,12 +20,23 @@ import math
 import numpy as np
 import pytest
 
-from algorithms.generalization import (AdaptiveCuts, LargestPositive, SampleEncoding,
-                                       SmallestPositive, SubsampleLearner, ThresholdPopulation,
-                                       threshold_adversaries)
+from algorithms.generalization import (
+    AdaptiveCuts,
+    LargestPositive,
+    SampleEncoding,
+    SmallestPositive,
+    SubsampleLearner,
+    ThresholdPopulation,
+    threshold_adversaries,
+)
 from algorithms.generalization.theory import hard_distribution, threshold_error
-from algorithms.generalization.thresholds import (IntervalTest, LossTest, PointTest,
-                                                  lemma16_bound, lemma17_epsilon)
+from algorithms.generalization.thresholds import (
+    IntervalTest,
+    LossTest,
+    PointTest,
+    lemma16_bound,
+    lemma17_epsilon,
+)
 from dpcheck import RobustGeneralization, check_robust_generalization
 
 DELTA = 0.05

@@ -20,8 +20,12 @@ from scipy.stats import binom
 
 from algorithms.generalization import LaplaceMajority
 from algorithms.generalization.mechanisms import laplace_majority_log_pmf
-from algorithms.generalization.theory import (count_failure_mass, geometric_mean_simulator,
-                                              theorem39_epsilon, theorem40_lower)
+from algorithms.generalization.theory import (
+    count_failure_mass,
+    geometric_mean_simulator,
+    theorem39_epsilon,
+    theorem40_lower,
+)
 from dpcheck.generalization_exact import optimal_binary_failure
 
 EPS = 0.5

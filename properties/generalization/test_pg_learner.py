@@ -21,13 +21,26 @@ import numpy as np
 import pytest
 
 from algorithms.generalization import BootstrapCompiler
-from algorithms.generalization.learner import (GenericPGLearner, coefficient,
-                                               interval_predictions, labelled_loss,
-                                               noisy_threshold_distribution,
-                                               threshold_predictions)
-from algorithms.generalization.theory import lemma36_alpha, theorem21_alpha, theorem30_size
-from dpcheck import (IIDPopulation, PerfectGeneralization, RobustGeneralization,
-                     check_perfect_generalization, check_robust_generalization)
+from algorithms.generalization.learner import (
+    GenericPGLearner,
+    coefficient,
+    interval_predictions,
+    labelled_loss,
+    noisy_threshold_distribution,
+    threshold_predictions,
+)
+from algorithms.generalization.theory import (
+    lemma36_alpha,
+    theorem21_alpha,
+    theorem30_size,
+)
+from dpcheck import (
+    IIDPopulation,
+    PerfectGeneralization,
+    RobustGeneralization,
+    check_perfect_generalization,
+    check_robust_generalization,
+)
 
 M = 10
 LOSS = labelled_loss(threshold_predictions(M))

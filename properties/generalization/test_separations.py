@@ -25,10 +25,25 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from algorithms.generalization import BootstrapCompiler, Majority, StrangeNormal, constant
-from algorithms.generalization.learner import GenericPGLearner, labelled_loss, threshold_predictions
-from dpcheck import (ApproxDP, IIDPopulation, PerfectGeneralization, RobustGeneralization,
-                     check_perfect_generalization, check_robust_generalization)
+from algorithms.generalization import (
+    BootstrapCompiler,
+    Majority,
+    StrangeNormal,
+    constant,
+)
+from algorithms.generalization.learner import (
+    GenericPGLearner,
+    labelled_loss,
+    threshold_predictions,
+)
+from dpcheck import (
+    ApproxDP,
+    IIDPopulation,
+    PerfectGeneralization,
+    RobustGeneralization,
+    check_perfect_generalization,
+    check_robust_generalization,
+)
 from dpcheck.exact import privacy_loss
 from dpcheck.generalization_exact import exact_failure_mass, optimal_simulator
 

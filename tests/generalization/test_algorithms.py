@@ -8,13 +8,28 @@ import math
 import numpy as np
 import pytest
 
-from algorithms.generalization import (AdaptiveCuts, BootstrapCompiler, GenericPGLearner,
-                                       LaplaceMajority, LargestPositive, Majority,
-                                       SampleEncoding, StrangeNormal, SubsampleLearner,
-                                       ThresholdPopulation, interval_predictions, labelled_loss,
-                                       noisy_threshold_distribution, threshold_predictions)
-from algorithms.generalization.theory import (hard_distribution, lemma36_alpha,
-                                              theorem30_size, theorem40_lower)
+from algorithms.generalization import (
+    AdaptiveCuts,
+    BootstrapCompiler,
+    GenericPGLearner,
+    LaplaceMajority,
+    LargestPositive,
+    Majority,
+    SampleEncoding,
+    StrangeNormal,
+    SubsampleLearner,
+    ThresholdPopulation,
+    interval_predictions,
+    labelled_loss,
+    noisy_threshold_distribution,
+    threshold_predictions,
+)
+from algorithms.generalization.theory import (
+    hard_distribution,
+    lemma36_alpha,
+    theorem30_size,
+    theorem40_lower,
+)
 from algorithms.generalization.thresholds import lemma17_epsilon
 from dpcheck import IIDPopulation, InvalidArgument
 from dpcheck.sampler_check import check_sampler

@@ -29,10 +29,19 @@ import numpy as np
 import pytest
 
 import dpcheck
-from dpcheck import (IIDPopulation, InvalidArgument, PerfectGeneralization,
-                     RobustGeneralization, check_perfect_generalization,
-                     check_robust_generalization)
-from dpcheck.generalization_exact import binary_interval, exact_failure_mass, optimal_simulator
+from dpcheck import (
+    IIDPopulation,
+    InvalidArgument,
+    PerfectGeneralization,
+    RobustGeneralization,
+    check_perfect_generalization,
+    check_robust_generalization,
+)
+from dpcheck.generalization_exact import (
+    binary_interval,
+    exact_failure_mass,
+    optimal_simulator,
+)
 from dpcheck.stats import clopper_pearson, cp_lower
 
 EPS, BETA = 1.0, 0.2
