@@ -44,6 +44,7 @@ from ._validation import (
     check_delta,
     check_int,
     check_real,
+    check_seed,
 )
 from .closeness import Closeness, as_output_sampler, audit_closeness, exact_closeness
 from .errors import InvalidArgument, PrivacyViolation
@@ -248,8 +249,7 @@ def check_perfect_generalization(
     inner_alpha = check_alpha(inner_alpha, "inner_alpha")
     pop = as_population(population)
     sampler, pmf = as_sampler(mechanism), pmf_of(mechanism)
-    seed_seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(
-        check_int(0 if seed is None else seed, "seed", minimum=0))
+    seed_seq = check_seed(seed)
     if method == "simulator":
         if simulator is None:
             raise InvalidArgument("simulator=None: method='simulator' needs a simulator "

@@ -46,6 +46,7 @@ from ._validation import (
     check_delta,
     check_int,
     check_real,
+    check_seed,
 )
 from .errors import InvalidArgument
 from .generalization import GeneralizationResult, rate_test
@@ -213,8 +214,7 @@ def check_robust_generalization(
     sampler, pmf = as_sampler(mechanism), pmf_of(mechanism)
     if form == "two-level" and pmf is None:
         raise InvalidArgument("form='two-level' needs a mechanism with .pmf(data)")
-    seed_seq = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(
-        check_int(0 if seed is None else seed, "seed", minimum=0))
+    seed_seq = check_seed(seed)
     eps = claim.epsilon
 
     rng = generator(seed_seq, "explore")

@@ -254,3 +254,35 @@ def test_public_api():
                  "check_robust_generalization", "PerfectGeneralization", "RobustGeneralization",
                  "IIDPopulation", "GeneralizationResult"):
         assert name in dpcheck.__all__
+
+
+class _HiddenMajority:
+    """Majority without a pmf: the pairs method must audit each pair from samples."""
+
+    def sample(self, data, size, rng):
+        from algorithms.generalization import Majority
+
+        return Majority().sample(data, size, rng)
+
+
+def test_pairs_with_sampled_closeness_refutes_majority():
+    pop = IIDPopulation(np.array([0, 1]), [0.5, 0.5], 11)
+    r = check_perfect_generalization(_HiddenMajority(), pop, PerfectGeneralization(0.1, 0.5, 0.1),
+                                     method="pairs", datasets=200, samples=2000, seed=4)
+    assert not r.exact_inner and r.inner_alpha == 0.01
+    assert r.violation and r.threshold == pytest.approx(0.21)
+
+
+def test_checkers_are_deterministic():
+    kw = {"simulator": SIM, "datasets": 10, "samples": 1000, "seed": 12}
+    a = check_perfect_generalization(BoundaryMechanism(), POP, PG_CLAIM, **kw)
+    b = check_perfect_generalization(BoundaryMechanism(), POP, PG_CLAIM, **kw)
+    assert (a.failures, a.failure_lower) == (b.failures, b.failure_lower)
+    ss = np.random.SeedSequence(12)
+    c = check_robust_generalization(_token, RG_POP, RG_CLAIM, adversaries=ADVERSARIES,
+                                    trials=50, seed=ss)
+    d = check_robust_generalization(_token, RG_POP, RG_CLAIM, adversaries=ADVERSARIES,
+                                    trials=50, seed=12)
+    assert (c.failures, c.details) == (d.failures, d.details)
+    with pytest.raises(InvalidArgument, match="seed"):
+        check_robust_generalization(_token, RG_POP, RG_CLAIM, adversaries=ADVERSARIES, seed=-1)
