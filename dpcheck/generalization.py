@@ -3,8 +3,9 @@
 ``M : Y^n → R`` is (β, ε, δ)-perfectly generalizing if for every distribution ``C`` there is a
 simulator ``SIM_C`` (independent of the sample) with ``P_{T~C^n}[M(T) ≈_{ε,δ} SIM_C] ≥ 1 − β``.
 
-Two sound refutations are implemented (the third, the optimised simulator over a finite output
-space, is exact and lives in :mod:`dpcheck.generalization_exact`):
+Three sound refutations (the third, ``method="optimal"``, refutes every simulator at once for
+two-element output spaces; it and the exact enumeration tools live in
+:mod:`dpcheck.generalization_exact`):
 
 ``method="simulator"``
     Refutes *a given simulator*: draw ``T_1..T_N ~ C^n``, decide for each whether
@@ -219,7 +220,9 @@ def check_perfect_generalization(
         The simulator's output distribution for this population (``method="simulator"``): a
         sampler ``(size, rng)``, an object with ``.sample(size, rng)``/``.pmf()``, or a pmf.
     method
-        ``"simulator"`` or ``"pairs"`` (Corollary 10, simulator-free; needs ε < ln 2 if δ > 0).
+        ``"simulator"``, ``"pairs"`` (Corollary 10, simulator-free; needs ε < ln 2 if δ > 0) or
+        ``"optimal"`` (every simulator at once; two outputs, exact pmf per sample — see
+        :func:`dpcheck.generalization_exact.check_optimal_simulator`).
     datasets
         Number of samples T (pairs of samples for ``"pairs"``).
     samples
@@ -243,7 +246,12 @@ def check_perfect_generalization(
     start = time.perf_counter()
     if not isinstance(claim, PerfectGeneralization):
         raise InvalidArgument(f"claim={_fmt(claim)} must be a dpcheck.PerfectGeneralization")
-    method = check_choice(method, "method", ("simulator", "pairs"))
+    method = check_choice(method, "method", ("simulator", "pairs", "optimal"))
+    if method == "optimal":
+        from .generalization_exact import check_optimal_simulator
+
+        return check_optimal_simulator(mechanism, population, claim, datasets=datasets,
+                                       alpha=alpha, seed=seed)
     datasets = check_int(datasets, "datasets", minimum=1)
     alpha = check_alpha(alpha)
     inner_alpha = check_alpha(inner_alpha, "inner_alpha")

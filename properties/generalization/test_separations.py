@@ -129,7 +129,8 @@ def test_majority_is_not_dp(dp_audit):
 def test_majority_is_not_pg(dp_check):
     """Uniform D, n = 11: Corollary 10 (no simulator needed) refutes (0.2, 0.5, 0.3)-PG — two
     independent samples disagree with probability ½ > 2β; and the exact optimal simulator has
-    failure mass exactly ½ > 1/2 − 1/√n for every ε′ and δ′ < ½."""
+    failure mass exactly ½ > 1/2 − 1/√n for every ε′ and δ′ < ½; the sampled version
+    (``method="optimal"``, DKW band) refutes (0.2, 5, 0.4)-PG against every simulator."""
     n = 11
     for m in (5, 11, 12, 30):
         for eps, dlt in ((0.5, 0.0), (20.0, 0.49)):
@@ -140,6 +141,9 @@ def test_majority_is_not_pg(dp_check):
             assert best.failure > 0.5 - 1 / math.sqrt(m)
     dp_check(check_perfect_generalization, Majority(), bern(0.5, n), PerfectGeneralization(0.2, 0.5, 0.3),
                               method="pairs", datasets=600)
+    dp_check(check_perfect_generalization, Majority(), bern(0.5, n),
+             PerfectGeneralization(0.2, 5.0, 0.4), method="optimal", datasets=500,
+             kind="perfect_generalization")
 
 
 # ----------------------------------------------------------------------------- Theorem 38

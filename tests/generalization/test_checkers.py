@@ -286,3 +286,30 @@ def test_checkers_are_deterministic():
     assert (c.failures, c.details) == (d.failures, d.details)
     with pytest.raises(InvalidArgument, match="seed"):
         check_robust_generalization(_token, RG_POP, RG_CLAIM, adversaries=ADVERSARIES, seed=-1)
+
+
+def test_optimal_method_refutes_every_simulator():
+    """Majority, uniform D, n = 11: the best simulator fails on ½ of the samples, whatever ε′
+    and δ′ < ½; the DKW-corrected bound refutes (0.2, 5, 0.4)-PG. At β = 0.6 it cannot."""
+    from algorithms.generalization import Majority
+
+    pop = IIDPopulation(np.array([0, 1]), [0.5, 0.5], 11)
+    r = check_perfect_generalization(Majority(), pop, PerfectGeneralization(0.2, 5.0, 0.4),
+                                     method="optimal", datasets=500, seed=1)
+    assert r.violation and r.details["empirical_min_failure"] == pytest.approx(0.5, abs=0.06)
+    ok = check_perfect_generalization(Majority(), pop, PerfectGeneralization(0.6, 5.0, 0.4),
+                                      method="optimal", datasets=500, seed=1)
+    assert not ok.violation
+    with pytest.raises(InvalidArgument, match="pmf"):
+        check_perfect_generalization(_HiddenMajority(), pop, PerfectGeneralization(0.2, 5.0),
+                                     method="optimal")
+
+
+@pytest.mark.parametrize("runs, alpha", [(40, 0.2)])
+def test_optimal_method_false_alarms_at_the_boundary(runs, alpha, record_property):
+    """BoundaryMechanism: the best simulator (q = NEAR) fails exactly on record 0 (mass β), so
+    (β, ε, 0)-PG holds with equality; false alarms must not be significantly above α."""
+    over = sum(check_perfect_generalization(BoundaryMechanism(exact=True), POP, PG_CLAIM,
+                                            method="optimal", datasets=200, alpha=alpha,
+                                            seed=s).violation for s in range(runs))
+    assert report(over, runs, alpha, record_property) <= alpha
