@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from dpcheck.errors import InvalidArgument
+
 __all__ = [
     "AdaptiveCuts",
     "IntervalTest",
@@ -228,3 +230,39 @@ def threshold_adversaries(t_star: float = 0.3) -> list[Callable[[Any], Any]]:
                     (positive_window, "positive_window")):
         f.name = name  # type: ignore[attr-defined]
     return [pts, below, window, loss, positive_window]
+
+
+@dataclass(frozen=True)
+class CompressionLearner:
+    """The generic compression learner ``ℒ = B ∘ A`` of Definition 14: ``select(sample, rng)``
+    returns the *indices* of the compression sequence (at most ``k``), ``decode(examples)`` maps
+    the selected examples to the released hypothesis (a float vector here). For RG only the
+    selected examples matter (Lemma 17), so ``sample`` releases ``decode`` of them."""
+
+    select: Callable[[np.ndarray, np.random.Generator], np.ndarray]
+    decode: Callable[[np.ndarray], Any]
+    k: int
+
+    def compress(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """The selected examples (rows of the sample); at most ``k`` of them."""
+        r = np.asarray(data)
+        idx = np.asarray(self.select(r, rng), dtype=np.int64).ravel()
+        if idx.size > self.k:
+            raise InvalidArgument(f"select returned {idx.size} indices, must be <= k={self.k}")
+        return r[idx]
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` releases (one compression per release: ``select`` may be randomised)."""
+        return np.array([np.atleast_1d(self.decode(self.compress(data, rng)))
+                         for _ in range(size)], dtype=float)
+
+
+def largest_positive_index(records: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Theorem 24's selection: the index of the largest positive example (none if no positive)."""
+    pos = np.flatnonzero(records[:, 1] == 1)
+    return pos[np.argmax(records[pos, 0])][None] if pos.size else np.array([], dtype=np.int64)
+
+
+def release_max_point(examples: np.ndarray) -> float:
+    """Decode: the threshold at the (single) selected point, ``-1`` (= ``h_⊥``) if none."""
+    return float(examples[:, 0].max()) if examples.size else -1.0

@@ -143,3 +143,22 @@ def test_sampler_check_on_learner():
 def test_bad_input(make, name):
     with pytest.raises(InvalidArgument, match=name):
         make()
+
+
+def test_generic_compression_learner_matches_largest_positive():
+    from algorithms.generalization.thresholds import (
+        CompressionLearner,
+        largest_positive_index,
+        release_max_point,
+    )
+
+    learner = CompressionLearner(largest_positive_index, release_max_point, k=1)
+    rng = np.random.default_rng(7)
+    pop = ThresholdPopulation(40)
+    for _ in range(50):
+        s = pop.draw(rng)
+        assert learner.sample(s, 1, rng)[0, 0] == LargestPositive().sample(s, 1, rng)[0]
+        assert len(learner.compress(s, rng)) <= 1
+    too_many = CompressionLearner(lambda r, g: np.arange(3), release_max_point, k=1)
+    with pytest.raises(InvalidArgument, match="k=1"):
+        too_many.compress(pop.draw(rng), rng)
