@@ -2,8 +2,10 @@
 
 The public API: claims (:class:`PureDP`, :class:`ApproxDP`), neighbour relations
 (:class:`AddRemove`, :class:`Replace`, :class:`UserLevel`), the auditor (:func:`audit` →
-:class:`AuditResult`), accuracy claims (:func:`check_accuracy`), exact analysis (:func:`exact_privacy`, module :mod:`dpcheck.exact`) and the
-errors (:class:`InvalidArgument`, :class:`PrivacyViolation`, :class:`AccuracyViolation`).
+:class:`AuditResult`), accuracy claims (:func:`check_accuracy`), exact analysis (:func:`exact_privacy`, module :mod:`dpcheck.exact`), closeness and
+generalization checkers (:func:`audit_closeness`, :func:`check_perfect_generalization`,
+:func:`check_robust_generalization`) and the errors (:class:`InvalidArgument`,
+:class:`PrivacyViolation`, :class:`AccuracyViolation`).
 """
 
 from . import exact, stats, strategies
