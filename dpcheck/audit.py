@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .adapters import records_warnings
 from ._validation import check_alpha, check_int, check_probability, check_seed
 from .claims import ApproxDP, PureDP
 from .errors import InvalidArgument
@@ -54,6 +55,7 @@ def exploration_size(samples: int, fraction: float = 0.1) -> int:
     return int(min(samples // 2, max(floor, round(fraction * samples))))
 
 
+@records_warnings
 def audit(
     mechanism: Any,
     d: Any,

@@ -644,10 +644,16 @@ def test_event_statistics_reject_bad_delta(fn, delta):
         fn(delta=delta)
 
 
-@pytest.mark.parametrize("epsilon", [0, 0.0, -1, -1e-12, NAN, INF, "1", None, True])
-def test_violation_p_value_rejects_non_positive_epsilon(epsilon):
+@pytest.mark.parametrize("epsilon", [-1, -1e-12, NAN, INF, "1", None, True])
+def test_violation_p_value_rejects_negative_or_non_finite_epsilon(epsilon):
+    """ε = 0 is allowed (ApproxDP(0, δ), total variation)."""
     with pytest.raises(InvalidArgument, match=r"^epsilon="):
         _violation_p_value(epsilon=epsilon)
+
+
+def test_violation_p_value_at_zero_epsilon_tests_total_variation():
+    assert stats.violation_p_value(900, 1000, 100, 1000, epsilon=0.0, delta=0.5) < 1e-10
+    assert stats.violation_p_value(600, 1000, 100, 1000, epsilon=0.0, delta=0.5) == 1.0
 
 
 @pytest.mark.parametrize("epsilon", [-1, -1e-12, -INF, NAN, "1", None, False])
