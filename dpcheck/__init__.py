@@ -8,6 +8,7 @@ errors (:class:`InvalidArgument`, :class:`PrivacyViolation`, :class:`AccuracyVio
 
 from . import exact, stats, strategies
 from .accuracy import AccuracyResult, check_accuracy
+from .adapters import ScalarMechanism, from_scalar
 from .audit import audit
 from .claims import ApproxDP, PureDP
 from .errors import AccuracyViolation, DPCheckError, InvalidArgument, PrivacyViolation
@@ -38,6 +39,7 @@ __all__ = [
     "Replace",
     "SamplerCheck",
     "SamplingMechanism",
+    "ScalarMechanism",
     "SearchResult",
     "UserLevel",
     "Witness",
@@ -46,6 +48,7 @@ __all__ = [
     "exact",
     "exact_privacy",
     "find_counterexample",
+    "from_scalar",
     "stats",
     "strategies",
 ]
