@@ -110,3 +110,35 @@ def test_opendp_mechanism_pickles_through_a_factory_only():
     out = clone(3, 100, np.random.default_rng(0))
     assert out.shape == (100,) and abs(out.mean() - 3.0) < 1.0
     assert "opendp:" in repr(clone)
+
+
+LIBMECHS = '''
+import opendp.prelude as dp
+from diffprivlib.mechanisms import Geometric
+dp.enable_features("contrib")
+laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False),
+                            dp.absolute_distance(T=float), scale=0.1)
+geometric = Geometric(epsilon=1.0, sensitivity=1)
+'''
+
+
+def test_cli_audits_library_objects(tmp_path, capsys):
+    """``dpcheck audit`` wraps OpenDP measurements and diffprivlib mechanism objects, reads the
+    claim off an OpenDP privacy map (``--claim opendp:D_IN``) and can switch float features off."""
+    from dpcheck.cli import main
+
+    (tmp_path / "libmechs.py").write_text(LIBMECHS)
+    path = str(tmp_path / "libmechs.py")
+    common = ["--samples", "2000", "--seed", "0"]
+    assert main(["audit", f"{path}:laplace", "--data", "11.0", "--data-prime", "10.0",
+                 "--claim", "opendp:1.0", *common]) == 0
+    out = capsys.readouterr().out
+    assert "claim 10-DP -> no violation" in out and "cannot seed" in out
+    assert main(["audit", f"{path}:laplace", "--data", "11.0", "--data-prime", "10.0",
+                 "--claim", "pure:0.1", *common]) == 1
+    capsys.readouterr()
+    assert main(["audit", f"{path}:geometric", "--data", "11", "--data-prime", "10",
+                 "--claim", "pure:1", "--no-float-features", *common]) == 0
+    assert "diffprivlib.Geometric" in capsys.readouterr().out
+    assert main(["audit", f"{path}:geometric", "--data", "11", "--data-prime", "10",
+                 "--claim", "opendp:1"]) == 2

@@ -23,7 +23,6 @@ import math
 import numpy as np
 import pytest
 
-import dpcheck
 from dpcheck import AddRemove, ApproxDP, PureDP, Replace
 from dpcheck.adapters import from_scalar
 
