@@ -91,20 +91,9 @@ _FUNCTIONS = {"lsb(output)": lsb, "binade_lsb(output)": binade_lsb, "low_bits(ou
 COLUMNS = frozenset(_FUNCTIONS)
 
 
-_LAST: list[Any] = [None, None]  # (outputs, lsb of them): binade_lsb reuses lsb of one batch
-
-
 def column(name: str, outputs: NDArray[Any]) -> NDArray[np.float64]:
     """The feature ``name`` of scalar outputs (shape ``(n,)`` or ``(n, 1)``)."""
     x = (outputs if outputs.ndim == 1 else outputs[:, 0]) + 0.0  # -0.0 and 0.0: one output
-    if name == "lsb(output)":
-        out = lsb(x)
-        _LAST[:] = [outputs, out]
-        return out
-    if name == "binade_lsb(output)":
-        known = _LAST[1] if _LAST[0] is outputs else None
-        _LAST[:] = [None, None]
-        return binade_lsb(x, known)
     return _FUNCTIONS[name](x)
 
 

@@ -95,3 +95,10 @@ def test_calibration_with_float_features_on(name, mech, d, d_prime, record_prope
     record_property("miscoverage", {"count": over, "runs": R, "alpha": alpha})
     print(f"{name}: miscoverage {over}/{R}")
     assert over / R <= alpha
+
+
+def test_bit_features_user_map_also_flags():
+    """The slower, richer user map (value, lsb, binade×lsb, low 8 bits) flags the same hole."""
+    r = audit(TextbookLaplace(10.0), [1.0], [0.0], PureDP(0.1), samples=200_000, seed=0,
+              features=bit_features)
+    assert r.violation and r.epsilon_lower > 5
