@@ -14,7 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms.mechanisms.float_noise import NaiveGaussian, SnappedLaplace, TextbookLaplace
+import dpcheck
+from algorithms.mechanisms.float_noise import (
+    NaiveGaussian,
+    SnappedLaplace,
+    TextbookLaplace,
+)
 from algorithms.mechanisms.primitives import GeometricSum
 from dpcheck import ApproxDP, PureDP, audit
 from dpcheck.float_features import bit_features, lsb
@@ -102,3 +107,8 @@ def test_bit_features_user_map_also_flags():
     r = audit(TextbookLaplace(10.0), [1.0], [0.0], PureDP(0.1), samples=200_000, seed=0,
               features=bit_features)
     assert r.violation and r.epsilon_lower > 5
+
+
+def test_float_features_flag_must_be_a_bool():
+    with pytest.raises(dpcheck.InvalidArgument, match="^float_features="):
+        audit(TextbookLaplace(1.0), [1.0], [0.0], PureDP(1.0), samples=100, float_features=1)
