@@ -94,9 +94,7 @@ class ScalarMechanism:
     @property
     def display_name(self) -> str:
         """The name used in reports."""
-        if self.name is not None:
-            return self.name
-        return str(getattr(self.fn, "__qualname__", None) or repr(self.fn))
+        return self.name if self.name is not None else callable_name(self.fn)
 
 
 def from_scalar(
@@ -133,6 +131,16 @@ def from_scalar(
     (4,)
     """
     return ScalarMechanism(fn, seeding=seeding, name=name)
+
+
+def callable_name(fn: Any) -> str:
+    """A stable, readable name: ``qualname`` of a function, ``f(args, k=v)`` of a
+    :func:`functools.partial` (no memory addresses, so reports compare across runs)."""
+    if isinstance(fn, functools.partial):
+        args = [repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in fn.keywords.items()]
+        return f"{callable_name(fn.func)}({', '.join(args)})"
+    name = getattr(fn, "__qualname__", None)
+    return name if isinstance(name, str) else type(fn).__name__
 
 
 def stack_outputs(outputs: list[Any]) -> NDArray[Any]:

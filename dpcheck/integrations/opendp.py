@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_delta, check_int
-from ..adapters import stack_outputs
+from ..adapters import callable_name, stack_outputs
 from ..claims import ApproxDP, PureDP
 from ..errors import InvalidArgument
 
@@ -85,7 +85,7 @@ class OpenDPMechanism:
         if self.name is not None:
             return self.name
         if self.factory is not None:
-            return f"opendp:{getattr(self.factory, '__qualname__', repr(self.factory))}"
+            return f"opendp:{callable_name(self.factory)}"
         return f"opendp.Measurement({self.measurement.output_measure})"
 
     def __repr__(self) -> str:
