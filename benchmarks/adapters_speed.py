@@ -45,7 +45,7 @@ def cases(n: int):
     rs = np.random.RandomState(0)
     return [
         ("from_scalar(numpy laplace)", dpcheck.from_scalar(laplace_one), [1, 0], n,
-         lambda m: [laplace_one([1, 0], g) for g in [np.random.default_rng(0)] for _ in range(m)]),
+         lambda m: (lambda g: [laplace_one([1, 0], g) for _ in range(m)])(np.random.default_rng(0))),
         ("diffprivlib.Laplace", from_diffprivlib(M.Laplace(epsilon=1.0, sensitivity=1.0)),
          1.0, n, lambda m: [lap.randomise(1.0) for _ in range(m)]),
         ("diffprivlib.Gaussian", from_diffprivlib(

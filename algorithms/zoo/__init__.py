@@ -29,7 +29,8 @@ from dpcheck.claims import ApproxDP, PureDP
 __all__ = ["ZooEntry", "register", "entries", "get", "MODULES"]
 
 #: Zoo modules imported by :func:`entries` (each registers its entries on import).
-MODULES = ("algorithms.zoo.additive", "algorithms.zoo.selection", "algorithms.zoo.svt")
+MODULES = ("algorithms.zoo.additive", "algorithms.zoo.selection", "algorithms.zoo.svt",
+           "algorithms.zoo.float_holes")
 
 Tier = Literal["A", "B", "C"]
 
