@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ __all__ = ["ScalarMechanism", "from_scalar", "SEEDINGS", "seeding_warning", "rec
 #: At most this many distinct warnings are kept in a result.
 MAX_WARNINGS = 20
 _F = TypeVar("_F", bound=Callable[..., Any])
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 #: How an adapted function is seeded (see the module docstring).
 SEEDINGS = ("rng", "none")
@@ -168,7 +170,8 @@ def records_warnings(audit_fn: _F) -> _F:
     printed or, under ``-W error``, failing the audit; a mechanism dpcheck cannot seed adds
     :func:`seeding_warning`.
 
-    Warnings raised in other processes (an executor's workers) are not seen; the exploration
+    Warnings issued by dpcheck's own code are re-issued, not recorded (they signal a problem
+    of the auditor, and the test suite turns them into errors). Warnings raised in other processes (an executor's workers) are not seen; the exploration
     sample is always drawn in the calling process, so a library that warns on every call is
     recorded.
     """
@@ -180,6 +183,9 @@ def records_warnings(audit_fn: _F) -> _F:
             result = audit_fn(mechanism, *args, **kwargs)
         counts: dict[str, int] = {}
         for w in caught:
+            if w.filename.startswith(_PACKAGE_DIR):  # dpcheck's own: surface them as before
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
             line = f"{w.category.__name__}: {w.message}"
             counts[line] = counts.get(line, 0) + 1
         notes = [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]

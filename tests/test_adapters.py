@@ -108,3 +108,21 @@ def test_total_variation_claim_is_audited():
                             float_features=False)
     assert not holds.violation and refuted.violation
     assert 0.3 < refuted.delta_lower <= 1 - np.exp(-0.5)
+
+
+def test_dpcheck_own_warnings_are_not_swallowed(monkeypatch):
+    """A warning issued inside dpcheck (an auditor problem) still surfaces (here: as an error
+    under the suite's -W error), while the mechanism's are recorded."""
+    import sys
+
+    audit_module = sys.modules["dpcheck.audit"]
+
+    real = audit_module.exploration_size
+
+    def noisy_size(samples, fraction=0.1):
+        warnings.warn("internal", RuntimeWarning, stacklevel=2)  # attributed to dpcheck.audit
+        return real(samples, fraction)
+
+    monkeypatch.setattr(audit_module, "exploration_size", noisy_size)
+    with pytest.raises(RuntimeWarning, match="internal"):
+        dpcheck.audit(from_scalar(noisy_len), [1], [], PureDP(1.0), samples=100, seed=0)
