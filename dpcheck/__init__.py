@@ -4,8 +4,6 @@ The public API: claims (:class:`PureDP`, :class:`ApproxDP`), neighbour relations
 (:class:`AddRemove`, :class:`Replace`, :class:`UserLevel`), the auditor (:func:`audit` →
 :class:`AuditResult`), accuracy claims (:func:`check_accuracy`), exact analysis (:func:`exact_privacy`, module :mod:`dpcheck.exact`) and the
 errors (:class:`InvalidArgument`, :class:`PrivacyViolation`, :class:`AccuracyViolation`).
-One-output-per-call mechanisms: :func:`from_scalar`; library integrations (diffprivlib, OpenDP):
-:mod:`dpcheck.integrations`.
 """
 
 from . import exact, stats, strategies
