@@ -171,9 +171,9 @@ def records_warnings(audit_fn: _F) -> _F:
     :func:`seeding_warning`.
 
     Warnings issued by dpcheck's own code are re-issued, not recorded (they signal a problem
-    of the auditor, and the test suite turns them into errors). Warnings raised in other processes (an executor's workers) are not seen; the exploration
-    sample is always drawn in the calling process, so a library that warns on every call is
-    recorded.
+    of the auditor, and the test suite turns them into errors). Warnings raised in other
+    processes (an executor's workers) are not seen; the exploration sample is always drawn in
+    the calling process, so a library that warns on every call is recorded.
     """
 
     @functools.wraps(audit_fn)

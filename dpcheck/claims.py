@@ -56,8 +56,8 @@ class PureDP:
 class ApproxDP:
     """(ε, δ)-differential privacy: ``P[M(D) ∈ S] ≤ e^ε · P[M(D′) ∈ S] + δ`` for all events S.
 
-    ``ApproxDP(0.0, δ)`` is the total-variation claim ``TV(M(D), M(D′)) ≤ δ`` (the hockey-stick
-    divergence at ε = 0); the auditor treats it like any other (ε, δ) claim.
+    ``ApproxDP(0.0, δ)`` is the total-variation claim ``TV(M(D), M(D′)) ≤ δ`` (the
+    hockey-stick divergence at ε = 0); the auditor treats it like any other (ε, δ) claim.
 
     Parameters
     ----------
