@@ -45,7 +45,8 @@ def run_entry(entry: ZooEntry, samples: int, seed: int, alpha: float) -> dict[st
     best = None
     for i, (d, d_prime) in enumerate(entry.pairs):
         r = dpcheck.audit(entry.mechanism, d, d_prime, entry.claim, samples=samples,
-                          seed=seed + 1000 * i, alpha=level, features=entry.features)
+                          seed=seed + 1000 * i, alpha=level, features=entry.features,
+                float_features=entry.float_features)
         if best is None or r.epsilon_lower > best[1].epsilon_lower:
             best = (i, r)
     seconds = time.perf_counter() - start

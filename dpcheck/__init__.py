@@ -10,6 +10,7 @@ generalization checkers (:func:`audit_closeness`, :func:`check_perfect_generaliz
 
 from . import exact, stats, strategies
 from .accuracy import AccuracyResult, check_accuracy
+from .adapters import ScalarMechanism, from_scalar
 from .audit import audit
 from .claims import ApproxDP, PureDP
 from .closeness import Closeness, ClosenessResult, audit_closeness
@@ -51,6 +52,7 @@ __all__ = [
     "RobustGeneralization",
     "SamplerCheck",
     "SamplingMechanism",
+    "ScalarMechanism",
     "SearchResult",
     "UserLevel",
     "Witness",
@@ -62,6 +64,7 @@ __all__ = [
     "exact",
     "exact_privacy",
     "find_counterexample",
+    "from_scalar",
     "stats",
     "strategies",
 ]

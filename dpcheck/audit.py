@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .adapters import records_warnings
 from ._validation import check_alpha, check_int, check_probability, check_seed
 from .claims import ApproxDP, PureDP
 from .errors import InvalidArgument
@@ -54,6 +55,7 @@ def exploration_size(samples: int, fraction: float = 0.1) -> int:
     return int(min(samples // 2, max(floor, round(fraction * samples))))
 
 
+@records_warnings
 def audit(
     mechanism: Any,
     d: Any,
@@ -69,6 +71,7 @@ def audit(
     explore_fraction: float = 0.1,
     max_atoms: int = MAX_ATOMS,
     progress: Callable[[int, int], None] | None = None,
+    float_features: bool = True,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -103,6 +106,11 @@ def audit(
         Cap on the number of point events per feature.
     progress
         Called as ``progress(done, total)`` with the outputs drawn so far (both sides).
+    float_features
+        Scalar float outputs: also build events on the bits of their float64 representation
+        (:mod:`dpcheck.float_features`), which expose floating-point holes such as
+        ``value + noise`` computed in float64 (Mironov 2012). ``False`` looks at the values only
+        — the idealised real-valued mechanism's view.
 
     Returns
     -------
@@ -159,7 +167,9 @@ def audit(
     out_d = draw(sampler, d, n_explore, generator(seed_seq, "explore", 0), arg="mechanism")
     out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, "explore", 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
-    featurizer = Featurizer.build(out_d, features, out_dp)
+    if not isinstance(float_features, bool):
+        raise InvalidArgument(f"float_features={float_features!r} must be True or False")
+    featurizer = Featurizer.build(out_d, features, out_dp, float_bits=float_features)
     chosen, scored = select_events(
         featurizer(out_d), featurizer(out_dp), featurizer.features, n_confirm=n_confirm,
         alpha_each=alpha / (2 * candidates), delta=claim.delta, k=candidates,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._validation import check_delta, check_epsilon
+from .errors import InvalidArgument
+from ._validation import _fmt, check_delta, check_epsilon, check_real
 
 __all__ = ["Claim", "PureDP", "ApproxDP"]
 
@@ -55,10 +56,13 @@ class PureDP:
 class ApproxDP:
     """(ε, δ)-differential privacy: ``P[M(D) ∈ S] ≤ e^ε · P[M(D′) ∈ S] + δ`` for all events S.
 
+    ``ApproxDP(0.0, δ)`` is the total-variation claim ``TV(M(D), M(D′)) ≤ δ`` (the
+    hockey-stick divergence at ε = 0); the auditor treats it like any other (ε, δ) claim.
+
     Parameters
     ----------
     epsilon
-        Finite, > 0.
+        Finite, ≥ 0.
     delta
         In [0, 1).
     """
@@ -67,7 +71,7 @@ class ApproxDP:
     delta: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", _check_approx_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
 
     def holds_for(self, p: float, q: float) -> bool:
@@ -81,6 +85,16 @@ class ApproxDP:
     def to_dict(self) -> dict[str, object]:
         """JSON-safe form."""
         return {"kind": "approx", "epsilon": self.epsilon, "delta": self.delta}
+
+
+def _check_approx_epsilon(value: object) -> float:
+    """ε of an approximate claim: finite and ≥ 0 (0 is total variation; -0.0 becomes 0.0)."""
+    eps = check_real("epsilon", value)
+    if eps == 0.0:
+        return 0.0
+    if eps < 0:
+        raise InvalidArgument(f"epsilon={_fmt(value)} must be >= 0")
+    return check_epsilon(value)
 
 
 Claim = PureDP | ApproxDP

@@ -169,7 +169,8 @@ def load_mechanism(spec: str) -> Any:
             raise InvalidArgument(
                 f"class {name!r} could not be instantiated without arguments ({exc}); create an "
                 f"instance in {module!r} (mech = {name}(...)) and name it instead") from exc
-    if not callable(getattr(obj, "sample", None)) and not callable(obj):
+    if not callable(getattr(obj, "sample", None)) and not callable(obj) and not callable(
+            getattr(obj, "randomise", None)):  # diffprivlib mechanism objects: _library_mechanism
         raise InvalidArgument(f"{spec!r} is not a mechanism: it must be callable as "
                               "mechanism(data, size, rng) or have .sample(data, size, rng)")
     return obj
@@ -207,6 +208,31 @@ class ProgressBar:
 
 # --------------------------------------------------------------------------- commands
 
+def _library_mechanism(obj: Any, claim_text: str) -> tuple[Any, Any]:
+    """Library objects as mechanisms (OpenDP measurement, diffprivlib mechanism object) and the
+    claim: ``opendp:D_IN[,DELTA]`` reads it off the measurement's privacy map."""
+    is_measurement = callable(getattr(obj, "map", None)) and hasattr(obj, "output_measure")
+    if claim_text.startswith("opendp:"):
+        if not is_measurement:
+            raise InvalidArgument(f"--claim={claim_text!r} needs an OpenDP Measurement")
+        from .integrations.opendp import opendp_claim
+
+        d_in, _, delta = claim_text[len("opendp:"):].partition(",")
+        claim = opendp_claim(obj, parse_json_arg(d_in, "--claim"),
+                             delta=float(delta) if delta else None)
+    else:
+        claim = parse_claim(claim_text)
+    if is_measurement:
+        from .integrations.opendp import from_opendp
+
+        return from_opendp(obj), claim
+    if callable(getattr(obj, "randomise", None)):
+        from .integrations.diffprivlib import from_diffprivlib
+
+        return from_diffprivlib(obj), claim
+    return obj, claim
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit
     from .report.model import atomic_write_text, dumps
@@ -214,13 +240,14 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     mechanism = load_mechanism(args.mechanism)
     d = parse_json_arg(args.data, "--data")
     d_prime = parse_json_arg(args.data_prime, "--data-prime")
-    claim = parse_claim(args.claim)
+    mechanism, claim = _library_mechanism(mechanism, args.claim)
     relation = parse_neighbour(args.neighbour)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     bar = ProgressBar(sys.stderr) if show else None
     try:
         result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
-                       seed=args.seed, relation=relation, progress=bar)
+                       seed=args.seed, relation=relation, progress=bar,
+                       float_features=args.float_features)
     finally:
         if bar is not None:
             bar.close()
@@ -309,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--data-prime", required=True, metavar="JSON",
                    help="neighbouring dataset D′ (JSON or @file.json)")
     a.add_argument("--claim", required=True, metavar="CLAIM",
-                   help="pure:EPS (ε-DP) or approx:EPS,DELTA ((ε, δ)-DP)")
+                   help="pure:EPS (ε-DP), approx:EPS,DELTA ((ε, δ)-DP) or, for an OpenDP "
+                        "measurement, opendp:D_IN[,DELTA] (its privacy map at D_IN)")
     a.add_argument("--samples", type=int, default=1_000_000, metavar="N",
                    help="outputs drawn per dataset (default: 1000000)")
     a.add_argument("--alpha", type=float, default=0.05, metavar="A",
@@ -319,6 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--neighbour", default=None, metavar="REL",
                    help="check that D and D′ are neighbours: add_remove, replace, "
                         "user_level:K[:replace|add_remove] or none (default: no check)")
+    a.add_argument("--float-features", action=argparse.BooleanOptionalAction, default=True,
+                   help="events on the float64 bits of scalar float outputs (default: on)")
     a.add_argument("--json", action="store_true", help="print the full result as JSON")
     a.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE (atomically)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import float_features
 from .errors import InvalidArgument
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
@@ -127,6 +128,7 @@ class Featurizer:
         outputs: NDArray[Any],
         user_map: FeatureMap | None = None,
         outputs_prime: NDArray[Any] | None = None,
+        float_bits: bool = True,
     ) -> Featurizer:
         """Decide the features from the shape and dtype of the exploration outputs (and fit the
         learned score when the exploration outputs of D′ are given too)."""
@@ -158,6 +160,9 @@ class Featurizer:
             feats.append(Feature("row", False))
         else:
             feats.append(Feature("row", False))
+        if user_map is None and outputs.dtype.kind == "f" and (
+                outputs.ndim == 1 or outputs.shape[1] == 1) and float_bits:
+            feats += [Feature(n, o) for n, o in float_features.NAMES]  # dpcheck.float_features
         return cls(tuple(feats), trailing, user_map)
 
     def __call__(
@@ -180,6 +185,8 @@ class Featurizer:
                 cols.append(outputs if outputs.ndim == 1 else outputs[:, 0])
             elif name == "row":
                 cols.append(row_hash(outputs))
+            elif name in float_features.COLUMNS:
+                cols.append(float_features.column(name, outputs))
             elif name == "sum(output)":
                 cols.append(outputs.sum(axis=1, dtype=np.float64))
             elif name == "llr(output)":

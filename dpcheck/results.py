@@ -112,6 +112,9 @@ class AuditResult:
         The confirmed event that achieves ``epsilon_lower``.
     samples, explore_samples, confirm_samples
         Outputs drawn per dataset: in total, for event selection, and for the bounds.
+    warnings
+        Warnings raised while the audit ran (e.g. a library's privacy-leak warning), and a note
+        when the mechanism cannot be seeded by dpcheck (:mod:`dpcheck.adapters`).
     """
 
     claim: PureDP | ApproxDP
@@ -135,6 +138,7 @@ class AuditResult:
     exact_epsilon: float | None = None
     exact_delta: float | None = None
     sampler_check: Any = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -157,6 +161,7 @@ class AuditResult:
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")
         if self.sampler_mismatch:
             lines.append(f"  WARNING: {self.sampler_check.describe()}")
+        lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
     def raise_if_violation(self) -> AuditResult:
@@ -189,6 +194,7 @@ class AuditResult:
             "exact_epsilon": self.exact_epsilon,
             "exact_delta": self.exact_delta,
             "sampler_check": None if self.sampler_check is None else self.sampler_check.to_dict(),
+            "warnings": list(self.warnings),
         }
 
     def __post_init__(self) -> None:

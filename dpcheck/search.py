@@ -149,6 +149,7 @@ class _Explorer:
         self.n, self.features, self.progress = explore_samples, features, progress
         self.calls = 0
         self.scored = 0
+        self.float_features = True
         self.best: list[_Scored] = []
         self.seen: set[Any] = set()
 
@@ -161,7 +162,8 @@ class _Explorer:
         self.calls += 2 * n
         try:
             r = audit(self.mechanism, pair[0], pair[1], self.claim, samples=n,
-                      alpha=EXPLORE_ALPHA, seed=stream, features=self.features)
+                      alpha=EXPLORE_ALPHA, seed=stream, features=self.features,
+                      float_features=self.float_features)
         except InvalidArgument:
             return None
         delta = self.claim.delta
@@ -220,6 +222,7 @@ def find_counterexample(
     enumerate_max_records: int = 12,
     progress: Callable[[int, int | None], None] | None = None,
     features: Any = None,
+    float_features: bool = True,
 ) -> SearchResult:
     """Search for a neighbouring pair on which ``mechanism`` violates ``claim``; confirm it once.
 
@@ -258,6 +261,8 @@ def find_counterexample(
         Called as ``progress(candidates_scored, None)`` after each exploratory audit.
     features
         Feature map handed to every audit (see :func:`dpcheck.audit`).
+    float_features
+        Handed to every audit (see :func:`dpcheck.audit`).
 
     Returns
     -------
@@ -308,6 +313,7 @@ def find_counterexample(
         relation = AddRemove()
 
     ex = _Explorer(mechanism, claim, child(root, "search"), explore_samples, features, progress)
+    ex.float_features = float_features
     sources: list[str] = []
     done = False
 
@@ -352,9 +358,12 @@ def find_counterexample(
     pair = _shrink(ex, best, relation, space)
 
     confirm = audit(mechanism, pair[0], pair[1], claim, samples=samples, alpha=alpha,
-                    seed=child(root, "confirm"), features=features)
+                    seed=child(root, "confirm"), features=features,
+                    float_features=float_features)
     calls = ex.calls + 2 * samples
     replay = _replay(mechanism, pair, claim, samples, alpha, child(root, "confirm"), features)
+    if not float_features:
+        replay = replay[:-1] + ", float_features=False)"
     return SearchResult(bool(confirm.violation), pair, confirm, calls,
                         time.perf_counter() - start, ex.scored, shrunk_from, replay,
                         tuple(sources))

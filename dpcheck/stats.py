@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import betainccinv, betaincinv, betaln, ndtri
 
-from ._validation import check_alpha, check_delta, check_epsilon, check_real
+from ._validation import check_alpha, check_delta, check_real
 from .errors import InvalidArgument
 
 __all__ = [
@@ -257,7 +257,9 @@ def violation_p_value(
     bound over the two one-sided Clopper–Pearson bounds), so the p-value is valid. Values below
     ``1e-300`` are reported as ``1e-300``.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_real("epsilon", epsilon)  # 0 allowed: ApproxDP(0, δ) (total variation)
+    if not 0 <= epsilon < math.inf:
+        raise InvalidArgument(f"epsilon={epsilon!r} must be finite and >= 0")
     delta = check_delta(delta)
     _pair_counts(k_p, n_p, k_q, n_q)
     e_eps = math.exp(epsilon)

@@ -117,8 +117,8 @@ def test_pure_dp_rejects_junk_epsilon(eps):
 
 
 @JUNK_SETTINGS
-@given(eps=BAD_EPSILON)
-def test_approx_dp_rejects_junk_epsilon(eps):
+@given(eps=BAD_EPSILON.filter(lambda e: not (isinstance(e, float) and e == 0.0)))
+def test_approx_dp_rejects_junk_epsilon(eps):  # 0 is total variation for ApproxDP
     with pytest.raises(InvalidArgument, match=r"^epsilon="):
         ApproxDP(eps, 1e-6)
 
@@ -140,8 +140,25 @@ def test_approx_dp_rejects_delta_outside_unit_interval(delta):
 def test_claims_reject_non_positive_or_non_finite_epsilon(eps):
     with pytest.raises(InvalidArgument, match=r"^epsilon="):
         PureDP(eps)
+    if isinstance(eps, (int, float)) and not isinstance(eps, bool) and eps == 0:
+        return  # ApproxDP(0, δ) is the total-variation claim (test below)
     with pytest.raises(InvalidArgument, match=r"^epsilon="):
         ApproxDP(eps, 0.0)
+
+
+@pytest.mark.parametrize("eps", [0, 0.0, -0.0])
+@pytest.mark.parametrize("delta", [0.0, 0.1])
+def test_approx_dp_accepts_zero_epsilon_as_total_variation(eps, delta):
+    claim = ApproxDP(eps, delta)
+    assert type(claim.epsilon) is float and claim.epsilon == 0.0
+    assert str(claim.epsilon) == "0.0"  # -0.0 normalised
+    assert claim.holds_for(0.3, 0.3 - delta) and not claim.holds_for(0.3, 0.29 - delta)
+
+
+def test_approx_dp_negative_epsilon_message():
+    with pytest.raises(InvalidArgument) as info:
+        ApproxDP(-1.0, 0.1)
+    assert str(info.value) == "epsilon=-1.0 must be >= 0"
 
 
 def test_claim_message_has_documented_form():
@@ -627,10 +644,16 @@ def test_event_statistics_reject_bad_delta(fn, delta):
         fn(delta=delta)
 
 
-@pytest.mark.parametrize("epsilon", [0, 0.0, -1, -1e-12, NAN, INF, "1", None, True])
-def test_violation_p_value_rejects_non_positive_epsilon(epsilon):
+@pytest.mark.parametrize("epsilon", [-1, -1e-12, NAN, INF, "1", None, True])
+def test_violation_p_value_rejects_negative_or_non_finite_epsilon(epsilon):
+    """ε = 0 is allowed (ApproxDP(0, δ), total variation)."""
     with pytest.raises(InvalidArgument, match=r"^epsilon="):
         _violation_p_value(epsilon=epsilon)
+
+
+def test_violation_p_value_at_zero_epsilon_tests_total_variation():
+    assert stats.violation_p_value(900, 1000, 100, 1000, epsilon=0.0, delta=0.5) < 1e-10
+    assert stats.violation_p_value(600, 1000, 100, 1000, epsilon=0.0, delta=0.5) == 1.0
 
 
 @pytest.mark.parametrize("epsilon", [-1, -1e-12, -INF, NAN, "1", None, False])

@@ -17,21 +17,24 @@ from dpcheck.report import write_run
 MECHS = textwrap.dedent("""
     import numpy as np
 
+    def snap(noise):                             # 2**-20 grid: exact sums, private in float64
+        return np.round(noise * 2.0**20) / 2.0**20
+
     def too_little_noise(data, size, rng):      # claims 1-DP, scale 0.5 is only 2-DP
-        return np.sum(data) + rng.laplace(0.0, 0.5, size)
+        return np.sum(data) + snap(rng.laplace(0.0, 0.5, size))
 
     def correct(data, size, rng):               # 1-DP under add/remove
-        return np.sum(data) + rng.laplace(0.0, 1.0, size)
+        return np.sum(data) + snap(rng.laplace(0.0, 1.0, size))
 
     class LaplaceCount:                          # instantiated with no arguments by the CLI
         def sample(self, data, size, rng):
-            return np.sum(data) + rng.laplace(0.0, 1.0, size)
+            return np.sum(data) + snap(rng.laplace(0.0, 1.0, size))
 
     class NeedsArgs:
         def __init__(self, scale):
             self.scale = scale
         def sample(self, data, size, rng):
-            return np.sum(data) + rng.laplace(0.0, self.scale, size)
+            return np.sum(data) + snap(rng.laplace(0.0, self.scale, size))
 
     def broken(data, size, rng):
         raise RuntimeError("boom")
@@ -183,7 +186,8 @@ def test_python_dash_m_dpcheck_help():
 
 def _document(run_id: str, verdict: str) -> dict:
     r = dpcheck.audit(lambda d, size, rng: np.sum(d) + rng.laplace(0.0, 1.0, size),
-                      [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=5000, seed=0)
+                      [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=5000, seed=0,
+                      float_features=False)
     nodeid = "properties/test_zoo.py::test_laplace"
     return {"schema_version": 1, "run_id": run_id, "created": "2025-01-01T00:00:00Z",
             "root_seed": 0, "alpha_family": 0.05, "n_claim_tests": 1, "alpha_per_test": 0.05,

@@ -19,8 +19,8 @@ import dpcheck
 
 
 def laplace(scale):
-    def mechanism(data, size, rng):
-        return np.sum(data) + rng.laplace(0.0, scale, size)
+    def mechanism(data, size, rng):  # noise snapped to 2**-20: exact sums, private in float64
+        return np.sum(data) + np.round(rng.laplace(0.0, scale, size) * 2.0**20) / 2.0**20
     mechanism.__qualname__ = f"laplace_{scale}"
     return mechanism
 '''
@@ -395,7 +395,7 @@ import dpcheck
 def leaky(data, size, rng):   # private except on one ordered dataset
     if list(data) == [1, 0, 1]:
         return np.full(size, 9.0)
-    return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+    return float(np.sum(data)) + np.round(rng.laplace(0.0, 1.0, size) * 2.0**20) / 2.0**20
 
 @pytest.mark.claim(kind="privacy", expect="violation")
 def test_search_finds_it(dp_search):

@@ -59,7 +59,7 @@ def test_finds_noisy_max_value(name: str) -> None:
     e = get(name)
     s = dpcheck.find_counterexample(e.mechanism, e.claim, pairs=query_vector_pairs(5),
                                     samples=CONFIRM, explore_samples=50_000, max_examples=20,
-                                    seed=0)
+                                    seed=0, float_features=e.float_features)
     _report(name, s)
     assert s.found and s.audit.epsilon_lower <= e.true_epsilon
 
@@ -101,7 +101,7 @@ def test_strange_normal_random_search_misses_it() -> None:
     pairs = neighbouring_pairs(datasets([0, 1], max_size=10), dpcheck.AddRemove())
     s = dpcheck.find_counterexample(strange_normal, dpcheck.PureDP(1.0), pairs=pairs,
                                     samples=100_000, explore_samples=2_000, max_examples=40,
-                                    seed=0)
+                                    seed=0, float_features=False)  # real-valued Laplace elsewhere
     _report("strange_normal (random neighbours)", s)
     assert not s.found
     assert STRANGE not in {tuple(s.pair[0]), tuple(s.pair[1])}
@@ -110,7 +110,8 @@ def test_strange_normal_random_search_misses_it() -> None:
 def test_strange_normal_enumeration_finds_it() -> None:
     s = dpcheck.find_counterexample(strange_normal, dpcheck.PureDP(1.0), domain=[0, 1],
                                     relation=dpcheck.AddRemove(), samples=100_000,
-                                    explore_samples=2_000, enumerate_max_records=6, seed=0)
+                                    explore_samples=2_000, enumerate_max_records=6, seed=0,
+                                    float_features=False)
     _report("strange_normal (enumeration)", s)
     assert s.found and math.isinf(s.audit.epsilon_lower) or s.audit.epsilon_lower > 5
     assert STRANGE in {tuple(s.pair[0]), tuple(s.pair[1])}
@@ -131,7 +132,8 @@ def test_no_false_alarm_on_correct_mechanisms(name, pairs) -> None:
     e = get(name)
     assert e.tier == "A"
     s = dpcheck.find_counterexample(e.mechanism, e.claim, pairs=pairs(), samples=200_000,
-                                    explore_samples=10_000, max_examples=10, seed=0)
+                                    explore_samples=10_000, max_examples=10, seed=0,
+                                    float_features=e.float_features)
     _report(name, s)
     assert not s.found
 

@@ -29,7 +29,8 @@ from dpcheck.claims import ApproxDP, PureDP
 __all__ = ["ZooEntry", "register", "entries", "get", "MODULES"]
 
 #: Zoo modules imported by :func:`entries` (each registers its entries on import).
-MODULES = ("algorithms.zoo.additive", "algorithms.zoo.selection", "algorithms.zoo.svt")
+MODULES = ("algorithms.zoo.additive", "algorithms.zoo.selection", "algorithms.zoo.svt",
+           "algorithms.zoo.float_holes")
 
 Tier = Literal["A", "B", "C"]
 
@@ -64,6 +65,11 @@ class ZooEntry:
         The neighbour relation of the claim (a dpcheck relation object).
     features
         Optional feature map handed to :func:`dpcheck.audit` (``None``: the defaults).
+    float_features
+        Handed to :func:`dpcheck.audit`. ``False`` (default): the entry's truth is that of the
+        idealised real-valued mechanism, so the audit looks at output values only; computed as
+        ``value + noise`` in float64 these mechanisms are not private at all (Mironov 2012; see
+        :mod:`dpcheck.float_features` and ``tests/test_float_features.py``).
     description
         One paragraph: what the mechanism does, what is wrong with it, where the truth comes
         from.
@@ -84,6 +90,7 @@ class ZooEntry:
     true_epsilon_is_bound: bool = False
     true_delta: Callable[[float], float] | None = None
     features: Callable[[Any], Any] | None = None
+    float_features: bool = False
     published: dict[str, float] = field(default_factory=dict)
 
     @property

@@ -65,7 +65,8 @@ def _audit_all_pairs(entry: ZooEntry, dp_audit):
     for d, d_prime in entry.pairs:
         samples = LARGER_BUDGET.get(entry.name, SAMPLES)
         results.append(dp_audit(entry.mechanism, d, d_prime, entry.claim, samples=samples,
-                                relation=entry.relation, features=entry.features))
+                                relation=entry.relation, features=entry.features,
+                float_features=entry.float_features))
     for r in results:
         assert r.epsilon_lower <= entry.true_epsilon + 1e-12, (
             f"{entry.name}: epsilon_lower={r.epsilon_lower} exceeds the true epsilon "

@@ -395,7 +395,8 @@ def test_delta_leak_true_delta_by_integration(leak: float) -> None:
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_smoke_audit_never_exceeds_truth(entry: ZooEntry) -> None:
     r = dpcheck.audit(entry.mechanism, *entry.pairs[0], entry.claim, samples=200_000, seed=0,
-                      relation=entry.relation, features=entry.features)
+                      relation=entry.relation, features=entry.features,
+                float_features=entry.float_features)
     print(f"{entry.name}: claim {entry.claim.describe()}, true eps {entry.true_epsilon:.6g}, "
           f"epsilon_lower {r.epsilon_lower:.4f}, violation {r.violation}")
     if math.isfinite(entry.true_epsilon):

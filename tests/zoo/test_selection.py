@@ -57,7 +57,8 @@ def test_entry_is_registered_and_consistent(name: str) -> None:
 def test_smoke_audit_never_exceeds_the_truth(name: str) -> None:
     entry = get(name)
     result = dpcheck.audit(entry.mechanism, *entry.pairs[0], entry.claim, samples=200_000,
-                           seed=0, relation=entry.relation)
+                           seed=0, relation=entry.relation,
+                           float_features=entry.float_features)
     print(f"{name}: epsilon_lower={result.epsilon_lower:.4f} true={entry.true_epsilon:.4f}")
     if not entry.infinite:
         assert result.epsilon_lower <= entry.true_epsilon + 1e-9
