@@ -40,7 +40,11 @@ def false_alarms(checker, name: str, runs: int, samples: int, alpha: float) -> i
 
 
 def valid(a, b, claim, samples, alpha, seed) -> bool:
-    return audit_closeness(a, b, claim, samples=samples, alpha=alpha, seed=seed).violation
+    # The known closeness of these pairs is that of the real-valued distributions; in float64
+    # ``1 + laplace`` and ``laplace`` differ (their spacings), which the float features would
+    # rightly see, so the calibration audits the values only.
+    return audit_closeness(a, b, claim, samples=samples, alpha=alpha, seed=seed,
+                           float_features=False).violation
 
 
 def invalid_max_atoms(a, b, claim, samples, alpha, seed) -> bool:
