@@ -2,10 +2,15 @@
 
 A run document (built by the pytest plugin, see ``shared/design.md`` §8) is a JSON-safe dict::
 
-    {"schema_version": 1, "run_id": ..., "created": ..., "root_seed": ..., "alpha_family": ...,
+    {"schema_version": 2, "run_id": ..., "created": ..., "root_seed": ..., "alpha_family": ...,
      "n_claim_tests": ..., "alpha_per_test": ..., "scale": ..., "command": ...,
      "environment": {...}, "tests": [...], "records": [...], "holm": [...],
-     "catalog": {...} | None, "summary": {...}}
+     "catalog": {...} | None, "kill_matrix": [...], "summary": {...}}
+
+The JSON Schema is ``dpcheck/schemas/run.schema.json`` (:func:`dpcheck.report.strict_json.load_schema`).
+Version 2 (this one) is strict JSON (non-finite numbers are the strings ``"inf"``, ``"-inf"``,
+``"nan"``) and calls a record that found no violation ``not-refuted`` (version 1 said ``holds``,
+which reads like a proof); version-1 files still load (upgraded in memory).
 
 ``audit.json`` is the single source of truth; Markdown and HTML are rendered from it. Every file is
 written atomically (a temporary file in the same directory, then :func:`os.replace`), so an
@@ -23,10 +28,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..catalog import STATUSES
 from ..errors import InvalidArgument
+from .strict_json import decode, encode
 
 __all__ = [
     "SCHEMA_VERSION", "FORMATS", "VERDICTS", "dumps", "validate", "load_run", "resolve_run",
@@ -34,7 +37,7 @@ __all__ = [
 ]
 
 #: Version of the run-document layout; bump when a field changes meaning.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Output formats of :func:`dpcheck.report.write_run`.
 FORMATS = ("json", "md", "html")
 JSON_NAME, MD_NAME, HTML_NAME, FIGURES_DIR = "audit.json", "audit.md", "audit.html", "figures"
@@ -45,7 +48,7 @@ VERDICTS: dict[str, tuple[str, str, int]] = {
     "missed-violation": ("MISSED violation (expected, not found)", "#9467bd", 0),
     "expected-violation": ("expected violation (caught)", "#ff7f0e", 1),
     "erratum-confirmed": ("erratum confirmed", "#8c564b", 1),
-    "holds": ("no violation found", "#2ca02c", 2),
+    "not-refuted": ("not refuted (no violation found)", "#2ca02c", 2),
     "measurement": ("measurement", "#7f7f7f", 2),
 }
 SECTIONS = ("Violations and missed violations", "Expected violations and confirmed errata",
@@ -55,25 +58,30 @@ _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 
 # --------------------------------------------------------------------------- JSON and validation
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
-
-
 def dumps(document: Mapping[str, Any]) -> str:
-    """The document as JSON text (``inf`` kept as ``Infinity``; numpy values converted)."""
+    """The document as strict JSON text (non-finite floats as ``"inf"``/``"-inf"``/``"nan"``
+    strings, numpy values converted; see :mod:`dpcheck.report.strict_json`)."""
     try:
-        return json.dumps(document, indent=1, allow_nan=True, default=_json_default,
-                          ensure_ascii=False) + "\n"
+        return json.dumps(encode(document), indent=1, allow_nan=False, ensure_ascii=False) + "\n"
     except (TypeError, ValueError) as exc:
         raise InvalidArgument(f"document is not JSON-serialisable: {exc}") from exc
+
+
+#: Verdict words of older schema versions -> today's.
+_OLD_VERDICTS = {"holds": "not-refuted"}
+
+
+def _upgrade(document: dict[str, Any]) -> dict[str, Any]:
+    """Today's words in an older (or in-memory, plugin-built) document; records are copied."""
+    records = document.get("records")
+    if isinstance(records, list) and any(
+            isinstance(r, Mapping) and r.get("verdict") in _OLD_VERDICTS for r in records):
+        document["records"] = [
+            {**r, "verdict": _OLD_VERDICTS[r["verdict"]]}
+            if isinstance(r, Mapping) and r.get("verdict") in _OLD_VERDICTS else r
+            for r in records]
+    document["schema_version"] = SCHEMA_VERSION
+    return document
 
 
 def validate(document: Any) -> dict[str, Any]:
@@ -112,7 +120,7 @@ def validate(document: Any) -> dict[str, Any]:
     catalog = document.get("catalog")
     if catalog is not None and not isinstance(catalog, Mapping):
         raise InvalidArgument("catalog must be a dict or null")
-    return dict(document)
+    return _upgrade(dict(document))
 
 
 def resolve_run(path: str | os.PathLike[str]) -> Path:
@@ -137,7 +145,7 @@ def load_run(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and validate a run document (``path``: run directory, ``audit.json`` or ``latest``)."""
     file = resolve_run(path)
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        document = decode(json.loads(file.read_text(encoding="utf-8")))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidArgument(f"{file} is not valid JSON: {exc}") from exc
     return validate(document)
@@ -216,7 +224,7 @@ def truncate(text: Any, limit: int = 160) -> str:
     """``text`` (any value, JSON-dumped if not a string) cut to ``limit`` characters."""
     if not isinstance(text, str):
         try:
-            text = json.dumps(text, allow_nan=True, default=_json_default)
+            text = json.dumps(encode(text), allow_nan=False)
         except (TypeError, ValueError):
             text = repr(text)
     text = " ".join(text.split())
@@ -295,6 +303,8 @@ def shows_violation(record: Mapping[str, Any]) -> bool:
 def coverage_rows(catalog: Any) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """Catalogue coverage as ``(statuses, [(paper, counts)])`` with a final ``total`` row."""
     cov = (catalog or {}).get("coverage") or {}
+    from ..catalog import STATUSES
+
     statuses = list(STATUSES)
     for counts in cov.values():
         statuses += [s for s in counts if s not in statuses]
