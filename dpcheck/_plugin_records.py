@@ -96,7 +96,7 @@ def replay_command(nodeid: str, root_seed: int, *, alpha_test: float, scale: flo
 def verdict(expect: str, violation: bool) -> str:
     """The per-record verdict before the test's other calls are known."""
     if expect == "holds":
-        return "violation" if violation else "holds"
+        return "violation" if violation else "not-refuted"
     return _FOUND[expect] if violation else "missed-violation"
 
 
@@ -104,13 +104,13 @@ def finalise(records: list[dict[str, Any]]) -> None:
     """Settle the verdicts of a finished test's records (in place).
 
     For a test expecting a violation, a non-violating call is a ``missed-violation`` only when no
-    call of the test found one; otherwise it is ``holds`` (the claim was not refuted on that
+    call of the test found one; otherwise it is ``not-refuted`` (the claim was not refuted on that
     pair, and the test's expectation was met by another call).
     """
     found = any(r["result"].get("violation") for r in records if r["type"] != "measurement")
     for r in records:
         if r["type"] != "measurement" and r["expect"] != "holds" and not r["result"]["violation"]:
-            r["verdict"] = "holds" if found else "missed-violation"
+            r["verdict"] = "not-refuted" if found else "missed-violation"
 
 
 def _headline(record: Mapping[str, Any]) -> str:
@@ -225,7 +225,8 @@ def _environment(root: Path, workers: int) -> dict[str, Any]:
 def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
                    tests: Mapping[str, dict[str, Any]], records: list[dict[str, Any]],
                    catalog: dict[str, Any] | None, root: Path, workers: int) -> dict[str, Any]:
-    """The run document handed to :func:`dpcheck.report.write_run` (schema_version 1)."""
+    """The run document handed to :func:`dpcheck.report.write_run` (schema_version 2,
+    ``dpcheck/schemas/run.schema.json``)."""
     from .stats import holm
 
     now = _dt.datetime.now(_dt.timezone.utc)
@@ -235,7 +236,7 @@ def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
     verdicts = [r["verdict"] for r in records]
     test_list = [tests[k] for k in sorted(tests)]
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "run_id": f"{now:%Y%m%dT%H%M%SZ}-seed{root_seed}",
         "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
         "root_seed": root_seed, "alpha_family": alpha_family, "n_claim_tests": m,

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from ._validation import check_alpha, check_int, check_probability, check_real, check_seed
 from .errors import AccuracyViolation, InvalidArgument
@@ -143,6 +142,8 @@ def check_accuracy(
     rng = generator(seed_seq, "accuracy")
     errors = _run(trial, trials, rng)
     failures = int(np.count_nonzero(errors > alpha))
+    from scipy.stats import binomtest  # lazy: scipy.stats costs ~1.5 s at import
+
     p_value = float(binomtest(failures, trials, beta, alternative="greater").pvalue)
     return AccuracyResult(
         alpha=alpha, beta=beta, trials=trials, failures=failures,

@@ -233,6 +233,19 @@ def _library_mechanism(obj: Any, claim_text: str) -> tuple[Any, Any]:
     return obj, claim
 
 
+#: ``schema_version`` of ``dpcheck audit --json`` (``dpcheck/schemas/audit-result.schema.json``).
+AUDIT_SCHEMA_VERSION = 1
+#: ``schema_version`` of ``dpcheck claims --json`` (``dpcheck/schemas/claims.schema.json``).
+CLAIMS_SCHEMA_VERSION = 1
+
+
+def audit_document(result: Any) -> dict[str, Any]:
+    """The JSON document of ``dpcheck audit --json`` / ``--out``: ``schema_version``, a
+    ``verdict`` word (``violation`` or ``not-refuted``: never read as a proof) and the result."""
+    return {"schema_version": AUDIT_SCHEMA_VERSION,
+            "verdict": "violation" if result.violation else "not-refuted", **result.to_dict()}
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit
     from .report.model import atomic_write_text, dumps
@@ -251,7 +264,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    text = dumps(result.to_dict())
+    text = dumps(audit_document(result))
     print(text.rstrip() if args.json else result.summary())
     if args.out:
         out = Path(args.out)
@@ -292,7 +305,8 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     mut = mutant_coverage(entries)
     totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
     if args.json:
-        print(json.dumps({"path": str(path), "results": len(entries), "coverage": cov,
+        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
+                          "results": len(entries), "coverage": cov,
                           "totals": totals, "mutant_coverage": mut,
                           "claims": [e.to_dict() for e in entries]}, indent=2))
         return 0

@@ -24,7 +24,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 from scipy.special import betainccinv, betaincinv, betaln, ndtri
 
 from ._validation import check_alpha, check_delta, check_real
@@ -275,6 +274,8 @@ def violation_p_value(
     lo = math.log(P_VALUE_FLOOR)
     if margin(lo) > 0:
         return P_VALUE_FLOOR
+    from scipy.optimize import brentq  # lazy: scipy.optimize costs ~1 s at import
+
     return math.exp(brentq(margin, lo, 0.0, xtol=1e-10, rtol=1e-10))
 
 

@@ -163,10 +163,10 @@ def test_serial_and_xdist_runs_agree_alpha_is_split_and_only_the_controller_writ
 
     verdicts = {k: r["verdict"] for k, r in calls.items()}
     assert verdicts == {
-        ("test_holds", 1): "holds", ("test_holds", 2): "holds",
-        ("test_buggy_variant_is_caught", 1): "holds",
+        ("test_holds", 1): "not-refuted", ("test_holds", 2): "not-refuted",
+        ("test_buggy_variant_is_caught", 1): "not-refuted",
         ("test_buggy_variant_is_caught", 2): "expected-violation",
-        ("test_accuracy", 1): "holds", ("test_accuracy", 2): "measurement",
+        ("test_accuracy", 1): "not-refuted", ("test_accuracy", 2): "measurement",
         ("test_erratum", 1): "erratum-confirmed", ("test_unmarked", 1): "measurement"}
     assert calls["test_accuracy", 2]["result"] == {"name": "trend", "slope": -0.5}
     replay = calls["test_holds", 2]["replay"]

@@ -54,3 +54,18 @@ def test_readme_search_example_finds_the_ordered_leak():
         exec(compile(code, str(README), "exec"), {})
     found, *_ = out.getvalue().split()
     assert found == "True" and "[1, 0, 1]" in out.getvalue()
+
+
+def test_ci_runs_exactly_the_readme_quick_start_commands():
+    """.ci/run extracts the quick-start block (between the quickstart markers) and runs it
+    verbatim: two commands, with python3 and the environment set-up built in (./dev)."""
+    import subprocess
+
+    root = README.parent
+    out = subprocess.run([str(root / ".ci" / "run"), "--print-commands"], check=True,
+                         capture_output=True, text=True, cwd=root).stdout.splitlines()
+    assert [line.split("#")[0].split() for line in out] == [
+        ["./dev", "pytest", "-n", "auto"], ["./dev", "pytest", "-n", "auto", "tests"]]
+    script = (root / "dev").read_text(encoding="utf-8")
+    assert "python3" in script and '-m venv' in script and 'pip install' in script
+    assert "python -m venv" not in README.read_text(encoding="utf-8")

@@ -93,7 +93,7 @@ def write_run(document: Mapping[str, Any], *, directory: str | os.PathLike[str] 
               formats: Iterable[str] | str = FORMATS) -> Path:
     """Write a run's report into ``directory/<run_id>/`` and point ``directory/latest`` at it.
 
-    ``audit.json`` is always written, first (validated; ``inf`` kept as ``Infinity``); then, as
+    ``audit.json`` is always written, first (validated; strict JSON, ``inf`` as ``"inf"``); then, as
     selected by ``formats``, ``audit.md``, ``figures/*.png`` and ``audit.html``. If any step
     fails, the exception propagates, files already completed stay, no partial file exists and
     ``latest`` still points at the previous run.

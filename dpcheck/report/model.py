@@ -153,15 +153,23 @@ def load_run(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- atomic files
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``.
 
     Readers see the old file or the complete new one, never a part; on any error the temporary
-    file is removed and ``path`` is untouched.
+    file is removed and ``path`` is untouched. The file gets mode ``0666 & ~umask`` (0644 with
+    the usual umask), like a file created by ``open``.
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; reports are for everyone to read
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
