@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from .errors import InvalidArgument
 
 __all__ = ["main", "build_parser", "load_mechanism", "parse_claim", "parse_neighbour",
-           "parse_json_arg", "ProgressBar"]
+           "parse_json_arg", "ProgressBar", "PhaseProgress", "audit_document"]
 
 _MAIN_EPILOG = """\
 examples:
@@ -276,13 +276,56 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.violation else 0
 
 
+class PhaseProgress:
+    """``progress(phase, done, total)`` printer for long steps: phase, count, rate and ETA on
+    one line of ``stream`` (rewritten in place on a terminal, one line per phase change and at
+    most every ``interval`` seconds otherwise, so CI logs stay short)."""
+
+    def __init__(self, stream: TextIO, prefix: str, *, interval: float = 2.0) -> None:
+        self.stream, self.prefix, self.interval = stream, prefix, interval
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.start = time.monotonic()
+        self._last, self._phase = -float("inf"), None
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        changed = phase != self._phase
+        if not changed and now - self._last < (0.2 if self.tty else self.interval):
+            return
+        self._last, self._phase = now, phase
+        spent = now - self.start
+        rate = done / spent if spent > 0 else 0.0
+        eta = f", ETA {max(total - done, 0) / rate:.0f} s" if rate > 0 and done < total else ""
+        line = (f"{self.prefix}: {phase}: {done}/{total} steps, {spent:.0f} s elapsed"
+                f" ({rate:.2g}/s{eta})")
+        self.stream.write(("\r" + line.ljust(100)) if self.tty else line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._phase is not None:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
-    from .report import render
+    from .report import _formats, render
     from .report.model import load_run, resolve_run
 
     document = load_run(args.path)
-    for path in render(document, resolve_run(args.path).parent, args.formats):
+    _formats(args.formats)  # bad --formats: an error before anything is printed
+    n = len(document.get("records") or [])
+    print(f"dpcheck report render: {n} records of run {document.get('run_id')}; drawing figures "
+          "and writing audit.md, summary.md, audit.html", file=sys.stderr, flush=True)
+    progress = PhaseProgress(sys.stderr, "dpcheck report render")
+    try:
+        written = render(document, resolve_run(args.path).parent, args.formats,
+                         progress=progress)
+    finally:
+        progress.close()
+    for path in written:
         print(path)
+    print(f"dpcheck report render: done in {time.monotonic() - progress.start:.1f} s",
+          file=sys.stderr)
     return 0
 
 

@@ -291,11 +291,13 @@ def test_render_rerenders_markdown_and_html_from_the_json(tmp_path, small):
 def test_html_is_self_contained_and_escaped(written):
     doc, _, run_dir = written
     page = (run_dir / "audit.html").read_text(encoding="utf-8")
-    assert "http" not in page and "<script" not in page and "<link" not in page
+    text = re.sub(r'src="data:image/png;base64,[^"]*"', 'src=""', page)
+    assert "http" not in text and "<link" not in text and "<script src" not in text
+    assert text.count("<script>") == 1  # inline: filter/sort, open details for printing
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; more" in page
     assert "pytest &#x27;a&lt;b&gt;&#x27; --x=&quot;1&quot;" in page
     sources = re.findall(r'src="([^"]*)"', page)
-    assert len(sources) == len(list((run_dir / "figures").iterdir())) == 4
+    assert len(sources) == len(list((run_dir / "figures").iterdir())) == 5
     for src in sources:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1]).startswith(PNG)
@@ -347,7 +349,8 @@ def test_compare_ignores_tiny_bound_changes(document):
 def test_figures_are_valid_pngs(written):
     document, _, run_dir = written
     names = sorted(p.name for p in (run_dir / "figures").iterdir())
-    assert names == ["accuracy.png", "epsilon.png", "region-01.png", "region-02.png"]
+    assert names == ["accuracy.png", "delta-1.png", "epsilon.png", "region-01.png",
+                     "region-02.png"]
     # the unexpected violation (support mismatch, q̂ = 0: log axes) comes before the expected one
     md = (run_dir / "audit.md").read_text(encoding="utf-8")
     assert md.index("test_support_mismatch` · call 1") < md.index("figures/region-01.png")
@@ -376,12 +379,16 @@ def test_figures_are_capped_and_survive_infinite_bounds(document, monkeypatch):
         extra.append(rec)
     extra[0]["result"]["epsilon_lower"] = math.inf
     doc["records"] += extra
-    png = epsilon_figure(doc["records"])  # 73 audit rows: capped at MAX_ROWS, ∞ drawn
-    assert png is not None and png.startswith(PNG)
+    pages = figures.epsilon_figures(doc["records"])  # 73 audit rows: 2 pages, none dropped
+    assert len(pages) == 2 and all(p.startswith(PNG) for p in pages)  # ∞ drawn
     monkeypatch.setattr(figures, "region_figure", lambda record: PNG)  # drawing is slow
     monkeypatch.setattr(figures, "accuracy_figure", lambda records: None)
-    monkeypatch.setattr(figures, "epsilon_figure", lambda records: None)
+    monkeypatch.setattr(figures, "epsilon_figures", lambda records: [])
+    monkeypatch.setattr(figures, "delta_figures", lambda records: [])
     regions = build_figures(doc)
-    assert len(regions) == figures.MAX_REGIONS == 12
+    assert len(regions) == figures.MAX_REGIONS == 24
+    refuted = [r for r in doc["records"] if r["type"] == "audit" and r["result"]["violation"]]
+    assert len(refuted) > 24
+    assert regions.notes and f"drawn for 24 of {len(refuted)}" in regions.notes[0]  # not silent
     keys = [f.key for f in regions]
     assert keys[0] == ("properties/test_zoo.py::test_support_mismatch", 1)  # unexpected first

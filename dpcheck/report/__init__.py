@@ -6,7 +6,8 @@ a self-contained ``audit.html`` with figures, and ``reports/latest`` pointing at
 >>> document = load_run("reports/latest")
 >>> print(compare(load_run(old_dir), document))    # Markdown diff of two runs
 
-Write order: ``audit.json`` first, then ``audit.md``, then ``figures/*.png`` and ``audit.html``;
+Write order: ``audit.json`` first, then ``audit.md`` and ``summary.md`` (a short digest under
+60 000 characters for a CI job summary or a PR comment), then ``figures/*.png`` and ``audit.html``;
 ``latest`` moves only after every file is complete. Each file is written atomically (temporary
 file in the same directory + :func:`os.replace`), so an interrupted run leaves earlier runs and
 their files intact and never a half-written report.
@@ -15,7 +16,7 @@ their files intact and never a half-written report.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +41,13 @@ def _formats(formats: Iterable[str] | str) -> tuple[str, ...]:
 
 
 def render(document: Mapping[str, Any], run_dir: str | os.PathLike[str],
-           formats: Iterable[str] | str = ("md", "html")) -> list[Path]:
-    """(Re-)render ``audit.md`` / figures / ``audit.html`` of ``document`` into ``run_dir``.
+           formats: Iterable[str] | str = ("md", "html"),
+           progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
+    """(Re-)render ``audit.md`` / ``summary.md`` / figures / ``audit.html`` of ``document`` into
+    ``run_dir``.
 
-    ``"json"`` in ``formats`` also rewrites ``audit.json``. Returns the files written.
+    ``"json"`` in ``formats`` also rewrites ``audit.json``. ``progress(phase, done, total)`` is
+    called as figures are drawn and files written. Returns the files written.
     """
     document = validate(document)
     formats = _formats(formats)
@@ -59,9 +63,14 @@ def render(document: Mapping[str, Any], run_dir: str | os.PathLike[str],
     from .html import render_html
     from .markdown import render_markdown
 
-    figures = build_figures(document)  # in memory: the Markdown may only link finished files
+    from .summary import SUMMARY_NAME, render_summary
+
+    # in memory: the Markdown may only link finished files
+    figures = build_figures(document, progress=progress)
     if "md" in formats:
         written.append(atomic_write_text(run_dir / MD_NAME, render_markdown(document, figures)))
+        written.append(atomic_write_text(run_dir / SUMMARY_NAME,
+                                         render_summary(document, figures)))
     fig_dir = run_dir / FIGURES_DIR
     if figures:
         fig_dir.mkdir(exist_ok=True)
@@ -72,6 +81,8 @@ def render(document: Mapping[str, Any], run_dir: str | os.PathLike[str],
             if stale.name not in keep:
                 stale.unlink()
     if "html" in formats:
+        if progress is not None:
+            progress("HTML", 0, 1)
         written.append(atomic_write_text(run_dir / HTML_NAME, render_html(document, figures)))
     return written
 

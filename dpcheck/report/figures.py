@@ -1,9 +1,18 @@
 """Report figures, rendered to PNG bytes with matplotlib's object-oriented API (Agg, no pyplot).
 
-1. :func:`epsilon_figure` — claimed ε versus the ε lower bound, one row per audit record.
+1. :func:`epsilon_figures` — ε lower bound / claimed ε (ratio scale: 1 is the claim), one row per
+   audit record, grouped under a header per paper and result; as many pages as needed (no cap).
+   Exact ε (from a pmf), where known, is a diamond.
 2. :func:`region_figure` — for one refuted claim: the witness's (q̂, p̂) with its Clopper–Pearson
    box against the claim's boundary ``p = e^ε q + δ``; the region above it is forbidden.
 3. :func:`accuracy_figure` — failure rate (with its Clopper–Pearson interval) versus claimed β.
+4. :func:`delta_figures` — for every approximate-DP audit, the lower confidence bound on the
+   privacy profile δ(ε) (the best of the confirmed witnesses: ``max(p_low − e^ε q_high, 0)``)
+   against the claimed (ε, δ) and, where known, the exact δ at the claimed ε; small multiples.
+
+Region figures are drawn for at most :data:`MAX_REGIONS` refuted records (unexpected violations
+first, then errata, then expected violations); :attr:`FigureList.notes` says which records were
+left out and why, and every renderer prints those notes. Nothing is dropped silently.
 
 No pyplot: figures are :class:`matplotlib.figure.Figure` objects drawn by the Agg canvas, so
 nothing touches global state or opens a window.
@@ -13,7 +22,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,16 +34,19 @@ from matplotlib.ticker import NullLocator
 from matplotlib.patches import Patch, Rectangle
 
 from .model import (VERDICTS, claim_text, event_text, num, record_label, shows_violation, sides,
-                    truncate, verdict_colour, verdict_label)
+                    test_name, truncate, verdict_colour, verdict_label)
 
-__all__ = ["RenderedFigure", "build_figures", "epsilon_figure", "region_figure",
-           "accuracy_figure", "MAX_ROWS", "MAX_REGIONS"]
+__all__ = ["RenderedFigure", "FigureList", "build_figures", "epsilon_figure", "epsilon_figures",
+           "region_figure", "accuracy_figure", "delta_figures", "MAX_ROWS", "MAX_REGIONS",
+           "MAX_PANELS"]
 
-#: At most this many rows in the ε and accuracy figures (the most telling ones are kept).
-MAX_ROWS = 60
-#: At most this many privacy-region figures per report.
-MAX_REGIONS = 12
-_DPI = 110
+#: Rows per page of the ε and accuracy figures (more rows make more pages, never fewer rows).
+MAX_ROWS = 45
+#: At most this many privacy-region figures per report (the rest are named in the notes).
+MAX_REGIONS = 24
+#: Panels per page of the δ(ε) small multiples.
+MAX_PANELS = 20
+_DPI = 95
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,16 @@ class RenderedFigure:
     title: str
     png: bytes
     key: tuple[str, Any] | None = None  # (nodeid, call) of the record a region figure shows
+
+
+class FigureList(list):  # type: ignore[type-arg]
+    """The figures of a report plus ``notes``: what was left out of the figures and why."""
+
+    notes: list[str]
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.notes = []
 
 
 def _png(fig: Figure) -> bytes:
@@ -68,57 +90,158 @@ def _legend_verdicts(ax: Any, verdicts: Sequence[str], extra: list[Any]) -> None
               frameon=False, borderaxespad=0.0)
 
 
-def epsilon_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
-    """Claimed ε (black tick) and ε lower bound (bar, coloured by verdict) per audit record."""
+def _group_key(r: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(r.get("paper") or "—"), str(r.get("ref") or "no catalogue result"))
+
+
+def _audit_rows(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     rows = [r for r in records if r.get("type") == "audit" and isinstance(r.get("result"), Mapping)]
+    return sorted(rows, key=lambda r: (_group_key(r), str(r.get("nodeid")), str(r.get("call"))))
+
+
+def epsilon_figure(records: Sequence[Mapping[str, Any]], *, page: str = "") -> bytes | None:
+    """ε_lower / claimed ε per audit record (bar, coloured by verdict; ratio 1 = the claim),
+    grouped under a bold header per paper and result, with full row labels."""
+    rows = _audit_rows(records)
     if not rows:
         return None
-    note = ""
-    if len(rows) > MAX_ROWS:
-        def rank(i: int) -> tuple[int, float]:  # problems first, then by tightness ε_lower/ε
-            res = rows[i]["result"]
-            ratio = _f(res.get("epsilon_lower")) / max(_f((res.get("claim") or {}).get("epsilon")),
-                                                       1e-12)
-            return (VERDICTS.get(str(rows[i].get("verdict")), ("", "", 2))[2],
-                    -ratio if ratio == ratio else 0.0)
-        keep = sorted(sorted(range(len(rows)), key=rank)[:MAX_ROWS])
-        note = f" (the {MAX_ROWS} of {len(rows)} most telling)"
-        rows = [rows[i] for i in keep]
-    claimed = np.array([_f((r["result"].get("claim") or {}).get("epsilon")) for r in rows])
-    lower = np.array([_f(r["result"].get("epsilon_lower")) for r in rows])
-    finite = np.concatenate([claimed[np.isfinite(claimed)], lower[np.isfinite(lower)], [1.0]])
-    xmax = float(finite.max()) * 1.25
-    n = len(rows)
+    lines: list[tuple[str, Mapping[str, Any] | None]] = []
+    last = None
+    for r in rows:
+        if _group_key(r) != last:
+            last = _group_key(r)
+            lines.append((f"{last[0]} · {last[1]}", None))
+        lines.append((record_label(r, 70), r))
+    n = len(lines)
     y = np.arange(n)[::-1]
-    fig = Figure(figsize=(9.0, 1.9 + 0.34 * n))
+    fig = Figure(figsize=(11.0, 1.6 + 0.27 * n))
     ax = fig.add_subplot()
-    colours = [verdict_colour(r.get("verdict")) for r in rows]
-    shown = np.where(np.isfinite(lower), lower, xmax)
-    ax.barh(y, np.nan_to_num(shown), height=0.55, color=colours, alpha=0.85, zorder=2)
-    ax.scatter(claimed, y, marker="|", s=420, color="black", linewidths=2.6, zorder=4)
-    for yi, lo, cl in zip(y, lower, claimed):
-        text = "ε_lower = ∞" if math.isinf(lo) else num(lo, ".3g")
-        ends = [v for v in (min(lo, xmax), cl) if math.isfinite(v)]
-        ax.annotate(text, (max(ends, default=0.0), yi), xytext=(7, 0),
-                    textcoords="offset points", va="center", fontsize=8,
-                    fontweight="bold" if lo > cl else "normal")
-    ax.set_xscale("asinh", linear_width=0.5)
-    ax.set_xlim(0, xmax * 1.3)
-    ticks = [t for t in (0, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
-             if t <= xmax * 1.3]
+    top = 20.0
+    for yi, (label, r) in zip(y, lines):
+        if r is None:
+            continue
+        res = r["result"]
+        eps = _f((res.get("claim") or {}).get("epsilon"))
+        lo = _f(res.get("epsilon_lower"))
+        ratio = lo / eps if eps > 0 else math.nan
+        shown = top if math.isinf(ratio) else min(ratio, top)
+        ax.barh(yi, shown if math.isfinite(shown) else 0.0, height=0.6,
+                color=verdict_colour(r.get("verdict")), alpha=0.85, zorder=2)
+        exact = _f(res.get("exact_epsilon"))
+        if math.isfinite(exact) and eps > 0:
+            ax.plot([min(exact / eps, top)], [yi], "D", color="black", ms=4, zorder=4)
+        text = ("ε_lower = ∞" if math.isinf(lo) else
+                f"{num(lo, '.3g')} / {num(eps, 'g')}" + (" (beyond axis)" if ratio > top else ""))
+        ax.annotate(text, (shown if math.isfinite(shown) else 0.0, yi), xytext=(4, 0),
+                    textcoords="offset points", va="center", fontsize=7,
+                    fontweight="bold" if lo > eps else "normal")
+    ax.axvline(1.0, color="black", lw=1.6, zorder=3)
+    ax.set_xscale("asinh", linear_width=0.25)
+    ax.set_xlim(0, top * 1.8)
+    ticks = [0, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20]
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_yticks(y, [record_label(r) for r in rows], fontsize=8)
+    ax.set_yticks(y, [t for t, _ in lines], fontsize=7)
+    for tick, (_, r) in zip(ax.get_yticklabels(), lines):
+        if r is None:
+            tick.set_fontweight("bold")
+            tick.set_fontsize(8)
     ax.grid(axis="x", color="#dddddd", zorder=0)
-    ax.set_xlabel("privacy loss ε (asinh scale: linear near 0, logarithmic beyond)")
-    ax.set_title("Claimed ε (black tick) vs ε lower bound (bar) per audit" + note
-                 + "\nA bar reaching past its tick refutes the claim at confidence 1 − α",
-                 fontsize=10)
-    tick = Line2D([], [], color="black", marker="|", linestyle="none", markersize=14,
-                  markeredgewidth=2.5, label="claimed ε")
-    _legend_verdicts(ax, [str(r.get("verdict")) for r in rows], [tick])
+    ax.set_xlabel("ε_lower / claimed ε  (1 = the claim; right of the black line refutes it at "
+                  "confidence 1 − α)")
+    ax.set_title("ε lower bound relative to the claimed ε, per audit, grouped by paper and result"
+                 + (f" — {page}" if page else ""), fontsize=10)
+    diamond = Line2D([], [], color="black", marker="D", linestyle="none", markersize=5,
+                     label="exact ε / claimed ε (from pmf)")
+    _legend_verdicts(ax, [str(r.get("verdict")) for _, r in lines if r is not None], [diamond])
     return _png(fig)
+
+
+def epsilon_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
+    """:func:`epsilon_figure` in pages of at most :data:`MAX_ROWS` audit records."""
+    rows = _audit_rows(records)
+    pages = [rows[i:i + MAX_ROWS] for i in range(0, len(rows), MAX_ROWS)]
+    out = []
+    for k, chunk in enumerate(pages, start=1):
+        png = epsilon_figure(chunk, page=f"page {k} of {len(pages)}" if len(pages) > 1 else "")
+        if png is not None:
+            out.append(png)
+    return out
+
+
+def _profile(res: Mapping[str, Any], grid: Any) -> Any:
+    """Lower confidence bound on δ(ε) over ``grid``: the best confirmed witness."""
+    best = np.zeros_like(grid)
+    for w in res.get("confirmed") or ([res["witness"]] if res.get("witness") else []):
+        try:
+            p_lo, q_hi = _f(w["p_interval"][0]), _f(w["q_interval"][1])
+        except (KeyError, TypeError, IndexError):
+            continue
+        if math.isfinite(p_lo) and math.isfinite(q_hi):
+            best = np.maximum(best, p_lo - np.exp(grid) * q_hi)
+    return np.clip(best, 0.0, None)
+
+
+def delta_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
+    """Small multiples of δ(ε) lower bounds for the approximate-DP audits (pages of
+    :data:`MAX_PANELS`)."""
+    rows = [r for r in _audit_rows(records)
+            if (r["result"].get("claim") or {}).get("kind") == "approx"]
+    out = []
+    pages = [rows[i:i + MAX_PANELS] for i in range(0, len(rows), MAX_PANELS)]
+    for k, chunk in enumerate(pages, start=1):
+        cols = 3
+        nrow = math.ceil(len(chunk) / cols)
+        fig = Figure(figsize=(12.0, 1.0 + 2.9 * nrow), layout="constrained")
+        axes = fig.subplots(nrow, cols, squeeze=False)
+        for ax in axes.flat[len(chunk):]:
+            ax.set_visible(False)
+        for ax, r in zip(axes.flat, chunk):
+            res = r["result"]
+            claim = res.get("claim") or {}
+            eps, delta = _f(claim.get("epsilon")), _f(claim.get("delta") or 0.0)
+            lo = _f(res.get("epsilon_lower"))
+            right = max(2.0 * eps, 1.2 * lo if math.isfinite(lo) else 0.0, 0.5)
+            grid = np.linspace(0.0, right, 300)
+            prof = _profile(res, grid)
+            colour = verdict_colour(r.get("verdict"))
+            exact = _f(res.get("exact_delta"))
+            positive = prof[prof > 0]
+            floor = min([v for v in (delta, exact, float(positive.min()) if positive.size else 1.0)
+                         if math.isfinite(v) and v > 0] + [1e-3]) / 10
+            ax.set_yscale("log")
+            ax.plot(grid, np.where(prof > 0, prof, np.nan), color=colour, lw=1.8,
+                    label="δ(ε) lower bound")
+            ax.fill_between(grid, floor, np.where(prof > floor, prof, floor), color=colour,
+                            alpha=0.15, lw=0)
+            ax.plot([eps], [max(delta, floor)], "o", color="black", ms=5, label="claimed (ε, δ)")
+            ax.axvline(eps, color="black", lw=0.6, ls=":")
+            if math.isfinite(exact):
+                ax.plot([eps], [max(exact, floor)], "D", mfc="none", color="black", ms=6,
+                        label="exact δ at claimed ε" + (" (0: on the floor)" if exact <= 0
+                                                        else ""))
+            if not positive.size:
+                ax.text(0.5, 0.5, "no positive δ lower bound\n(nothing refuted at any ε)",
+                        transform=ax.transAxes, ha="center", va="center", fontsize=7,
+                        color="#555555")
+            ax.set_ylim(floor, 1.5)
+            ax.set_xlim(0, right)
+            ax.tick_params(labelsize=7)
+            name = test_name(r.get("nodeid"))
+            ax.set_title(f"{truncate(name, 58)} · call {r.get('call')}\n"
+                         f"{r.get('paper') or '—'} {r.get('ref') or ''} · "
+                         f"{claim_text(claim)}\n{verdict_label(r.get('verdict'))}",
+                         fontsize=7)
+            ax.grid(color="#eeeeee")
+        axes.flat[0].legend(fontsize=7, loc="upper right", frameon=False)
+        fig.suptitle("Approximate DP: lower confidence bound on δ(ε) (curve) vs the claimed "
+                     "(ε, δ) (dot); a curve above the dot at the claimed ε refutes the claim"
+                     + (f" — page {k} of {len(pages)}" if len(pages) > 1 else ""), fontsize=10)
+        fig.supxlabel("ε", fontsize=9)
+        fig.supylabel("δ (log scale)", fontsize=9)
+        out.append(_png(fig))
+    return out
 
 
 def region_figure(record: Mapping[str, Any]) -> bytes:
@@ -195,7 +318,7 @@ def region_figure(record: Mapping[str, Any]) -> bytes:
 def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
     """Failure rate with its Clopper–Pearson interval (bar) vs claimed β (tick), per record."""
     rows = [r for r in records
-            if r.get("type") == "accuracy" and isinstance(r.get("result"), Mapping)][:MAX_ROWS]
+            if r.get("type") == "accuracy" and isinstance(r.get("result"), Mapping)]
     if not rows:
         return None
     n = len(rows)
@@ -240,22 +363,61 @@ def _plottable(record: Mapping[str, Any]) -> bool:
     return all(math.isfinite(v) for v in values) and 0 < _f(w["q_interval"][1]) <= 1
 
 
-def build_figures(document: Mapping[str, Any]) -> list[RenderedFigure]:
-    """Every figure of a run document: ε overview, region per violation (capped), accuracy."""
+def build_figures(document: Mapping[str, Any],
+                  progress: Callable[[str, int, int], None] | None = None) -> FigureList:
+    """Every figure of a run document: ε pages, δ(ε) pages, regions (at most
+    :data:`MAX_REGIONS`, the rest named in ``notes``), accuracy. ``progress(phase, done, total)``
+    is called after each figure."""
     records = [r for r in document.get("records") or [] if isinstance(r, Mapping)]
-    out: list[RenderedFigure] = []
-    eps = epsilon_figure(records)
-    if eps is not None:
-        out.append(RenderedFigure("epsilon.png", "Claimed ε vs ε lower bound per audit", eps))
-    order = {"violation": 0, "expected-violation": 1, "erratum-confirmed": 2}
-    refuted = sorted((r for r in records if shows_violation(r) and _plottable(r)),
-                     key=lambda r: order.get(str(r.get("verdict")), 3))[:MAX_REGIONS]
-    for i, rec in enumerate(refuted, start=1):
+    out = FigureList()
+    order = {"violation": 0, "erratum-confirmed": 1, "expected-violation": 2}
+    refuted = sorted((r for r in records if shows_violation(r)),
+                     key=lambda r: order.get(str(r.get("verdict")), 3))
+    plottable = [r for r in refuted if _plottable(r)]
+    unplottable = [r for r in refuted if not _plottable(r)]
+    drawn, left = plottable[:MAX_REGIONS], plottable[MAX_REGIONS:]
+    total = len(drawn) + 3
+    done = 0
+
+    def tick(phase: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(phase, done, total)
+
+    pages = epsilon_figures(records)
+    for k, png in enumerate(pages, start=1):
+        name = "epsilon.png" if len(pages) == 1 else f"epsilon-{k}.png"
+        out.append(RenderedFigure(name, "ε lower bound / claimed ε per audit, grouped by paper "
+                                  "and result" + (f" (page {k} of {len(pages)})"
+                                                  if len(pages) > 1 else ""), png))
+    tick("ε overview")
+    pages = delta_figures(records)
+    for k, png in enumerate(pages, start=1):
+        out.append(RenderedFigure(f"delta-{k}.png", "Approximate DP: δ(ε) lower bounds vs the "
+                                  "claimed (ε, δ)" + (f" (page {k} of {len(pages)})"
+                                                      if len(pages) > 1 else ""), png))
+    tick("δ(ε) curves")
+    acc = accuracy_figure(records)
+    if acc is not None:
+        out.append(RenderedFigure("accuracy.png", "Accuracy: failure rate vs claimed β", acc))
+    tick("accuracy")
+    for i, rec in enumerate(drawn, start=1):
         title = (f"Privacy region of {rec.get('nodeid')} call {rec.get('call')} "
                  f"({verdict_label(rec.get('verdict'))})")
         out.append(RenderedFigure(f"region-{i:02d}.png", title, region_figure(rec),
                                   (str(rec.get("nodeid")), rec.get("call"))))
-    acc = accuracy_figure(records)
-    if acc is not None:
-        out.append(RenderedFigure("accuracy.png", "Accuracy: failure rate vs claimed β", acc))
+        tick("privacy regions")
+    if left:
+        out.notes.append(
+            f"Privacy-region figures are drawn for {len(drawn)} of {len(plottable)} refuted "
+            f"records (at most {MAX_REGIONS}, unexpected violations first, then errata, then "
+            "expected violations, to keep the report small). Left out: "
+            + "; ".join(f"{r.get('nodeid')} call {r.get('call')}" for r in left)
+            + ". Their witnesses and bounds are in their record details.")
+    if unplottable:
+        out.notes.append(
+            "No privacy-region figure for " + "; ".join(
+                f"{r.get('nodeid')} call {r.get('call')}" for r in unplottable)
+            + " (the witness has a non-finite or empty interval, e.g. q_high = 0).")
     return out

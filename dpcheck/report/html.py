@@ -1,8 +1,15 @@
 """Self-contained HTML rendering of a run document (``audit.html``).
 
-One file, no external assets: inline CSS, figures embedded as base64 PNG data URIs, no scripts.
-Every string taken from the document goes through :func:`html.escape`. The content mirrors the
-Markdown report (:mod:`dpcheck.report.markdown`).
+One file, no external assets: inline CSS, figures embedded as base64 PNG data URIs, and a few
+lines of inline JavaScript (filter and sort tables; open every record before printing) that work
+from ``file://``. Every string taken from the document goes through :func:`html.escape`.
+
+Order (what a reader needs first comes first): the verdict banner and outcome counts; a table of
+contents; problems (failed tests, unexpected and missed violations, surviving mutants); errata
+with the catalogue's explanation and witnesses; the mutant kill matrix; claims; figures; every
+record (collapsible ``<details>``, numbered as in the records table); tests; run information.
+Stable anchors: ``#test-<nodeid slug>``, ``#test-<…>-call-N`` per record,
+``#claim-<paper>-<ref slug>`` per catalogue claim.
 """
 
 from __future__ import annotations
@@ -13,30 +20,76 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .figures import RenderedFigure
-from .markdown import READING, record_items, records_table, summary_rows
-from .model import (SECTIONS, coverage_rows, header_items, holm_map, num, sectioned, truncate,
-                    verdict_colour, verdict_label)
+from .markdown import READING, record_items
+from .model import (claim_text, coverage_rows, header_items, holm_map, num, test_name,
+                    truncate, verdict_colour, verdict_label)
+from .overview import (claim_anchor, claim_results, errata, kill_rows, numbered_records,
+                       outcome, problems, record_anchor, test_anchor, tests_by_outcome)
 
 __all__ = ["render_html"]
 
 _CSS = """
+*{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
- margin:0 auto;max-width:1200px;padding:1.5em;color:#222;line-height:1.45}
-h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;
- margin-top:1.8em}h3{font-size:1.05em;margin:1.4em 0 .4em}
-table{border-collapse:collapse;margin:.6em 0 1em;font-size:.9em}
-th,td{border:1px solid #ddd;padding:.25em .55em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}tr:nth-child(even) td{background:#fafafa}
-table.kv th{width:14em;font-weight:600;background:#f8f8f8}
-code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.92em;
- background:#f2f2f2;padding:0 .25em;border-radius:3px;word-break:break-all}
-.badge{display:inline-block;color:#fff;border-radius:4px;padding:0 .45em;font-size:.85em;
- font-weight:600;white-space:nowrap}
-.record{border:1px solid #e3e3e3;border-left:6px solid var(--c);border-radius:4px;
- padding:.2em 1em .8em;margin:1em 0}
-figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+ margin:0 auto;max-width:1240px;padding:1em 1.2em;color:#1d1d1d;line-height:1.4}
+h1{font-size:1.35em;margin:.2em 0 .5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;
+ padding-bottom:.15em;margin-top:1.6em}h3{font-size:1em;margin:1.1em 0 .3em}
+a{color:#0b57a4}
+.banner{border-radius:6px;padding:.7em 1em;color:#fff;font-size:1.15em;font-weight:700}
+.banner.fail{background:#b3261e}.banner.pass{background:#1e7d32}
+.counts{display:flex;flex-wrap:wrap;gap:.4em;margin:.6em 0;padding:0;list-style:none}
+.counts li{border:1px solid #ccc;border-radius:5px;padding:.2em .6em;background:#fafafa}
+.counts li.bad{border-color:#b3261e;background:#fdecea;font-weight:700}
+.counts b{font-size:1.1em}
+nav.toc{font-size:.92em;margin:.4em 0 1em}nav.toc a{margin-right:.9em;white-space:nowrap}
+table{border-collapse:collapse;margin:.5em 0 1em;font-size:.86em;width:100%;table-layout:fixed}
+th,td{border:1px solid #ddd;padding:.2em .45em;text-align:left;vertical-align:top;
+ overflow-wrap:anywhere}
+th{background:#f1f1f1}th.sortable{cursor:pointer}th.sortable::after{content:" \\2195";color:#888}
+tr:nth-child(even) td{background:#fafafa}
+table.kv{table-layout:auto}table.kv th{width:13em;font-weight:600;background:#f8f8f8}
+code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em;background:#f2f2f2;
+ padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
+.badge{display:inline-block;color:#fff;border-radius:4px;padding:0 .4em;font-size:.85em;
+ font-weight:600}
+details.record{border:1px solid #e3e3e3;border-left:6px solid var(--c);border-radius:4px;
+ padding:.15em .8em;margin:.4em 0}
+details.record>summary{cursor:pointer;padding:.2em 0}
+details.record[open]{padding-bottom:.7em}
+.problem{border-left:6px solid #b3261e;background:#fdf3f2;padding:.35em .8em;margin:.4em 0}
+.erratum{border-left:6px solid #8c564b;background:#faf6f4;padding:.35em .8em;margin:.6em 0}
+figure{margin:.8em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
-.note{color:#555;font-size:.9em;max-width:60em}
+.note{color:#444;font-size:.9em}
+.controls{margin:.3em 0;font-size:.9em}.controls input{width:22em;max-width:100%}
+.ok{color:#1e7d32;font-weight:600}.bad{color:#b3261e;font-weight:700}
+@media print{nav.toc,.controls{display:none}body{max-width:none;padding:0}
+ details.record{break-inside:avoid}table{font-size:.75em}}
+"""
+
+_JS = """
+(function(){
+function val(td){var v=td.getAttribute('data-v');return v===null?td.textContent.trim():v;}
+document.querySelectorAll('table.sortable').forEach(function(t){
+ t.querySelectorAll('th').forEach(function(th,i){th.classList.add('sortable');
+  th.addEventListener('click',function(){var body=t.tBodies[0],rows=[].slice.call(body.rows);
+   var dir=th.getAttribute('data-dir')==='asc'?-1:1;th.setAttribute('data-dir',dir>0?'asc':'desc');
+   rows.sort(function(a,b){var x=val(a.cells[i]),y=val(b.cells[i]),fx=parseFloat(x),fy=parseFloat(y);
+    if(!isNaN(fx)&&!isNaN(fy)&&isFinite(x)&&isFinite(y))return dir*(fx-fy);
+    return dir*x.localeCompare(y);});
+   rows.forEach(function(r){body.appendChild(r);});});});});
+document.querySelectorAll('input[data-filter]').forEach(function(inp){
+ var t=document.getElementById(inp.getAttribute('data-filter'));
+ inp.addEventListener('input',function(){var q=inp.value.toLowerCase();
+  [].forEach.call(t.tBodies[0].rows,function(r){
+   r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});});
+window.addEventListener('beforeprint',function(){
+ document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});});
+function openTarget(){var id=decodeURIComponent(location.hash.slice(1));if(!id)return;
+ var el=document.getElementById(id);while(el){if(el.tagName==='DETAILS')el.open=true;
+ el=el.parentElement;}}
+window.addEventListener('hashchange',openTarget);openTarget();
+})();
 """
 
 
@@ -49,18 +102,25 @@ def _badge(verdict: Any) -> str:
             f"{_e(verdict_label(verdict))}</span>")
 
 
-def _table(head: Sequence[Any], rows: Sequence[Sequence[Any]], cls: str = "",
-           raw_last: bool = False) -> str:
-    attr = f' class="{cls}"' if cls else ""
-    out = [f"<table{attr}>"]
-    if head:
-        out.append("<tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr>")
-    for row in rows:
-        cells = [f"<td>{_e(c)}</td>" for c in row]
-        if raw_last and row:
-            cells[-1] = f"<td>{row[-1]}</td>"  # already-escaped HTML
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    return "\n".join(out) + "\n</table>"
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str = "",
+           widths: Sequence[str] = (), sortable: bool = False, filter_hint: str = "") -> str:
+    """A table whose cells are already-escaped HTML."""
+    out = []
+    if table_id and filter_hint:
+        out.append(f'<div class="controls"><label>Filter: <input type="search" '
+                   f'data-filter="{_e(table_id)}" placeholder="{_e(filter_hint)}"></label> '
+                   f'{"(click a column header to sort)" if sortable else ""}</div>')
+    cls = ' class="sortable"' if sortable else ""
+    tid = f' id="{_e(table_id)}"' if table_id else ""
+    out.append(f"<table{tid}{cls}>")
+    if widths:
+        out.append("<colgroup>" + "".join(f'<col style="width:{w}">' for w in widths)
+                   + "</colgroup>")
+    out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead>")
+    out.append("<tbody>")
+    out += ["<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in row)
+            + "</tr>" for row in rows]
+    return "\n".join(out) + "\n</tbody></table>"
 
 
 def _figure(fig: RenderedFigure) -> str:
@@ -69,72 +129,244 @@ def _figure(fig: RenderedFigure) -> str:
             f"<figcaption>{_e(fig.title)}</figcaption></figure>")
 
 
-def _record(rec: Mapping[str, Any], number: int, holm: Mapping[tuple[str, Any], Any],
-            fig: RenderedFigure | None) -> str:
-    colour = verdict_colour(rec.get("verdict"))
+def _claim_link(paper: Any, ref: Any) -> str:
+    if not paper:
+        return "—"
+    return f'<a href="#{claim_anchor(paper, ref)}">{_e(paper)} {_e(ref or "")}</a>'
+
+
+def _evidence(rec: Mapping[str, Any]) -> tuple[str, str]:
+    """(sortable value, text) of a record's key number."""
+    res = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
+    if rec.get("type") == "audit":
+        lo, eps = res.get("epsilon_lower"), (res.get("claim") or {}).get("epsilon")
+        ratio = (lo / eps if isinstance(lo, (int, float)) and isinstance(eps, (int, float))
+                 and eps > 0 else None)
+        return (num(ratio, ".6g") if ratio is not None else "",
+                f"ε_lower {num(lo, '.3g')} / ε {num(eps, 'g')}"
+                + (f" = {num(ratio, '.3g')}" if ratio is not None else ""))
+    if rec.get("type") == "accuracy":
+        return (num(res.get("failure_rate"), ".6g"),
+                f"fail {num(res.get('failure_rate'), '.3g')} (≤ {num(res.get('failure_upper'), '.3g')})"
+                f" vs β {num(res.get('beta'), 'g')}")
+    return "", truncate(res.get("name", rec.get("type")), 60)
+
+
+def _banner(doc: Mapping[str, Any]) -> list[str]:
+    o = outcome(doc)
+    c = o.counts
+    cls = "fail" if o.failed else "pass"
+    mark = "✗" if o.failed else "✓"
+    items = [("tests passed", f"{c['passed']} / {c['tests']}", False),
+             ("tests failed", c["failed"], c["failed"] > 0),
+             ("unexpected violations", c["unexpected_violations"], c["unexpected_violations"] > 0),
+             ("missed violations", c["missed_violations"], c["missed_violations"] > 0),
+             ("expected violations caught", c["expected_violations"], False),
+             ("erratum records confirmed", c["erratum_records"], False)]
+    if c["mutants"]:
+        items.append(("mutants caught", f"{c['mutants_caught']} / {c['mutants']}",
+                      c["mutants_caught"] < c["mutants"]))
+    items += [("claims not refuted", c["not_refuted"], False),
+              ("measurements", c["measurements"], False)]
+    lis = "".join((f'<li class="bad">' if bad else "<li>") + f"<b>{_e(v)}</b> {_e(k)}</li>"
+                  for k, v, bad in items)
+    return [f'<div class="banner {cls}" role="status" id="verdict">{mark} {_e(o.headline)}'
+            "</div>", f'<ul class="counts" aria-label="outcome counts">{lis}</ul>',
+            f'<p class="note">{_e(READING)}</p>']
+
+
+def _problems(doc: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
+    items = problems(doc)
+    out = ['<h2 id="problems">Problems first</h2>']
+    if not items:
+        return out + ['<p class="ok">None: no test failed, no claim was refuted unexpectedly, '
+                      "no expected violation was missed, no mutant survived.</p>"]
+    for p in items:
+        num_txt = ""
+        if p.record is not None and id(p.record) in numbers:
+            num_txt = f"record #{numbers[id(p.record)]} · "
+        out.append(f'<div class="problem"><b>{_e(p.kind)}</b>: {num_txt}'
+                   f'<a href="#{_e(p.anchor)}"><code>{_e(p.nodeid)}</code></a>'
+                   f"<br>{_e(truncate(p.text, 600))}</div>")
+    return out
+
+
+def _errata(doc: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
+    items = errata(doc)
+    in_cat = [e for e in items if e.in_catalog]
+    out = ['<h2 id="errata">Errata</h2>',
+           f"<p>{len(in_cat)} catalogue result(s) with status <i>erratum</i>, confirmed by "
+           f"{sum(len(e.records) for e in items)} record(s); "
+           f"{len(items) - len(in_cat)} further result(s) with confirmed-erratum records that "
+           "the catalogue does not list as errata.</p>"]
+    for e in items:
+        title = f"{e.paper} {e.ref}" if e.paper != "—" else "(no paper given)"
+        parts = [f'<div class="erratum"><h3>{_claim_link(e.paper, e.ref) if e.paper != "—" else _e(title)}'
+                 f'{"" if e.in_catalog else " — not an erratum entry of the catalogue"}</h3>']
+        if e.note:
+            parts.append(f"<p>{_e(e.note)}</p>")
+        for r in e.records:
+            res = r.get("result") or {}
+            w = res.get("witness") if isinstance(res.get("witness"), Mapping) else None
+            what = str(w.get("description")) if w else truncate(
+                {k: v for k, v in res.items() if k not in ("seed", "seconds")}, 300)
+            parts.append(f'<p>record #{numbers.get(id(r), "?")}: '
+                         f'<a href="#{record_anchor(r)}"><code>{_e(test_name(r.get("nodeid")))}'
+                         f"</code></a> — {_e(what)}</p>")
+        if not e.records:
+            parts.append('<p class="bad">No confirming record in this run.</p>')
+        parts.append("</div>")
+        out.append("\n".join(parts))
+    return out
+
+
+def _kills(doc: Mapping[str, Any]) -> list[str]:
+    rows = kill_rows(doc)
+    out = ['<h2 id="mutants">Mutant kill matrix</h2>']
+    if not rows:
+        return out + ["<p>No mutant cases in this run.</p>"]
+    caught = sum(r.get("outcome") == "caught" for r in rows)
+    out.append(f"<p>{caught} of {len(rows)} mutant case(s) caught: each runs a claim test's body "
+               "on a deliberately broken variant, which the same checks must refute.</p>")
+    body = []
+    for r in rows:
+        state = str(r.get("outcome"))
+        cls = "ok" if state == "caught" else "bad"
+        if r.get("epsilon_lower") is not None:
+            ev, v = (f"ε_lower {num(r.get('epsilon_lower'), '.3g')} vs ε "
+                     f"{num(r.get('claimed_epsilon'), 'g')}"), num(r.get("epsilon_lower"), ".6g")
+        elif r.get("failure_rate") is not None:
+            ev, v = (f"failure rate {num(r.get('failure_rate'), '.3g')} vs β "
+                     f"{num(r.get('beta'), 'g')}"), num(r.get("failure_rate"), ".6g")
+        else:
+            ev = truncate(r.get("deviation") or r.get("assertion") or r.get("name") or "—", 160)
+            v = ev
+        body.append([_claim_link(r.get("paper"), r.get("ref")), f"<code>{_e(r.get('mutant'))}</code>",
+                     f'<a href="#{test_anchor(r.get("nodeid"))}">{_e(test_name(r.get("nodeid")))}</a>',
+                     f'<td class="{cls}">{_e(state)}</td>', f'<td data-v="{_e(v)}">{_e(ev)}</td>'])
+    return out + [_table(["claim", "mutant", "test", "outcome", "evidence"], body,
+                         table_id="kill-table", widths=("14%", "16%", "34%", "9%", "27%"),
+                         sortable=True, filter_hint="e.g. survived, 003, no_noise")]
+
+
+def _claims(doc: Mapping[str, Any]) -> list[str]:
+    catalog = doc.get("catalog") or {}
+    out = ['<h2 id="claims">Claims catalogue</h2>']
+    statuses, rows = coverage_rows(catalog)
+    if not rows:
+        return out + ["<p>No claims catalogue was loaded for this run.</p>"]
+    out.append(f"<p>Catalogue <code>{_e(catalog.get('path', '?'))}</code>: coverage per paper "
+               "(number of results in each status).</p>")
+    out.append(_table(["paper", *statuses, "total"],
+                      [[_e(p), *(_e(x) for x in c), _e(sum(c))] for p, c in rows]))
+    results = claim_results(doc)
+    tests = {str(t.get("nodeid")): t for t in doc.get("tests") or []}
+    body = []
+    for e in catalog.get("entries") or []:
+        key = (str(e.get("paper")), str(e.get("ref")))
+        recs = results.get(key, [])
+        verdicts = sorted({str(r.get("verdict")) for r in recs})
+        ran = [t for t in tests.values() if (str(t.get("paper")), str(t.get("ref"))) == key]
+        failed = sum(t.get("outcome") in ("failed", "error") for t in ran)
+        run_txt = (f"{len(ran)} test case(s), {failed} failed; " if ran else "not run; ") + (
+            ", ".join(verdict_label(v) for v in verdicts) if verdicts else "no records")
+        note = str(e.get("note") or "")
+        body.append([f'<td id="{claim_anchor(*key)}">{_e(key[0])}</td>', _e(key[1]),
+                     _e(e.get("kind")), _e(e.get("status")),
+                     f'<td class="{"bad" if failed else ""}">{_e(run_txt)}</td>',
+                     _e(", ".join(e.get("mutants") or []) or "—"),
+                     f"<details><summary>{_e(truncate(note, 70))}</summary>{_e(note)}</details>"
+                     if len(note) > 70 else _e(note)])
+    return out + [_table(["paper", "result", "kind", "status", "this run", "mutants", "note"],
+                         body, table_id="claims-table",
+                         widths=("6%", "12%", "9%", "9%", "22%", "14%", "28%"), sortable=True,
+                         filter_hint="e.g. 003, erratum, planned")]
+
+
+def _records(doc: Mapping[str, Any], numbered: list[tuple[int, Mapping[str, Any]]],
+             by_key: Mapping[tuple[str, Any], RenderedFigure]) -> list[str]:
+    holm = holm_map(doc)
+    out = ['<h2 id="records">Records</h2>',
+           "<p>One row per dpcheck call; the number is the record's number everywhere in this "
+           "report. Click a test to open its details.</p>"]
+    if not numbered:
+        return out + ["<p>No records.</p>"]
     rows = []
-    for label, value, is_code in record_items(rec, holm):
-        shown = f"<code>{_e(value)}</code>" if is_code else _e(value)
-        rows.append(f"<tr><th>{_e(label)}</th><td>{shown}</td></tr>")
-    parts = [f'<div class="record" style="--c:{_e(colour)}">',
-             f"<h3>{number}. <code>{_e(rec.get('nodeid'))}</code> · call {_e(rec.get('call'))} "
-             f"{_badge(rec.get('verdict'))}</h3>",
-             '<table class="kv">', *rows, "</table>"]
-    if fig is not None:
-        parts.append(_figure(fig))
-    parts.append("</div>")
-    return "\n".join(parts)
+    for n, r in numbered:
+        res = r.get("result") if isinstance(r.get("result"), Mapping) else {}
+        claim = (claim_text(res.get("claim")) if r.get("type") == "audit" else
+                 f"P[err > {num(res.get('alpha'), 'g')}] ≤ {num(res.get('beta'), 'g')}"
+                 if r.get("type") == "accuracy" else _e(r.get("type")))
+        v, ev = _evidence(r)
+        rows.append([f'<td data-v="{n}">{n}</td>',
+                     f'<a href="#{record_anchor(r)}">{_e(test_name(r.get("nodeid")))}</a>'
+                     f" · {_e(r.get('call'))}", _claim_link(r.get("paper"), r.get("ref")),
+                     _e(claim), f'<td data-v="{_e(v)}">{_e(ev)}</td>',
+                     f'<td data-v="{_e(r.get("verdict"))}">{_badge(r.get("verdict"))}</td>'])
+    out.append(_table(["#", "test · call", "paper result", "claim", "bound vs claim", "verdict"],
+                      rows, table_id="records-table",
+                      widths=("4%", "40%", "13%", "12%", "17%", "14%"), sortable=True,
+                      filter_hint="e.g. VIOLATION, 004, Laplace"))
+    seen_tests: set[str] = set()
+    for n, r in numbered:
+        nodeid = str(r.get("nodeid"))
+        anchor_test = "" if nodeid in seen_tests else f'<span id="{test_anchor(nodeid)}-records"></span>'
+        seen_tests.add(nodeid)
+        items = "".join(f"<tr><th>{_e(k)}</th><td>{'<code>' + _e(v) + '</code>' if code else _e(v)}"
+                        "</td></tr>" for k, v, code in record_items(r, holm))
+        fig = by_key.get((nodeid, r.get("call")))
+        is_open = " open" if r.get("verdict") in ("violation", "missed-violation") else ""
+        out.append(f'<details class="record" id="{record_anchor(r)}" '
+                   f'style="--c:{_e(verdict_colour(r.get("verdict")))}"{is_open}>{anchor_test}'
+                   f"<summary><b>#{n}</b> <code>{_e(nodeid)}</code> · call {_e(r.get('call'))} "
+                   f"{_badge(r.get('verdict'))}</summary>"
+                   f'<table class="kv">{items}</table>'
+                   + (_figure(fig) if fig is not None else "") + "</details>")
+    return out
+
+
+def _tests(doc: Mapping[str, Any]) -> list[str]:
+    tests = tests_by_outcome(doc)
+    out = ['<h2 id="tests">Tests</h2>']
+    if not tests:
+        return out + ["<p>No tests.</p>"]
+    rows = []
+    for t in tests:
+        state = str(t.get("outcome"))
+        rows.append([f'<td class="{"bad" if state in ("failed", "error") else ""}">{_e(state)}</td>',
+                     f'<td id="{test_anchor(t.get("nodeid"))}"><code>{_e(t.get("nodeid"))}</code></td>',
+                     _claim_link(t.get("paper"), t.get("ref")),
+                     _e(t.get("mutant") or "—"),
+                     f'<td data-v="{_e(num(t.get("duration"), ".6g"))}">{_e(num(t.get("duration"), ".3g"))}</td>',
+                     _e(truncate(t.get("message") or "", 400))])
+    return out + [_table(["outcome", "test", "paper result", "mutant", "s", "message"], rows,
+                         table_id="tests-table", widths=("8%", "38%", "12%", "10%", "5%", "27%"),
+                         sortable=True, filter_hint="e.g. failed, 003")]
 
 
 def render_html(document: Mapping[str, Any], figures: Sequence[RenderedFigure] = ()) -> str:
     """The complete, self-contained HTML report as a string."""
-    holm = holm_map(document)
     run_id = document.get("run_id")
-    body = [f"<h1>dpcheck audit report — {_e(run_id)}</h1>",
-            '<table class="kv">', *(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>"
-                                    for k, v in header_items(document)), "</table>",
-            "<h2>Summary</h2>"]
-    head, values = summary_rows(document)
-    body += [_table(head, [values]), f'<p class="note">{_e(READING)}</p>',
-             "<h2>Claims catalogue coverage</h2>"]
-    statuses, rows = coverage_rows(document.get("catalog"))
-    if rows:
-        path = (document.get("catalog") or {}).get("path", "?")
-        body += [f"<p>Catalogue: <code>{_e(path)}</code></p>",
-                 _table(["paper", *statuses, "total"], [[p, *c, sum(c)] for p, c in rows])]
-    else:
-        body.append("<p>No claims catalogue was loaded for this run.</p>")
+    numbered = numbered_records(document)
+    numbers = {id(r): n for n, r in numbered}
     overview = [f for f in figures if f.key is None]
     by_key = {f.key: f for f in figures if f.key is not None}
-    if overview:
-        body += ["<h2>Figures</h2>", *(_figure(f) for f in overview)]
-    body.append("<h2>Records</h2>")
-    head, rows = records_table(document)
-    if rows:
-        verdicts = [r.get("verdict") for r in document.get("records") or []]
-        body.append(_table(head, [[*row[:-1], _badge(v)] for row, v in zip(rows, verdicts)],
-                           raw_last=True))
-    else:
-        body.append("<p>No records.</p>")
-    number = 0
-    for title, recs in zip(SECTIONS, sectioned(document.get("records") or [])):
-        if not recs:
-            continue
-        body.append(f"<h2>{_e(title)}</h2>")
-        for rec in recs:
-            number += 1
-            body.append(_record(rec, number, holm,
-                                by_key.get((str(rec.get("nodeid")), rec.get("call")))))
-    tests = list(document.get("tests") or [])
-    if tests:
-        rank = {"failed": 0, "error": 0, "passed": 1, "skipped": 2}
-        tests.sort(key=lambda t: rank.get(str(t.get("outcome")), 3))
-        body += ["<h2>Tests</h2>", _table(
-            ["outcome", "test", "paper", "result", "expect", "seconds", "message"],
-            [[t.get("outcome"), t.get("nodeid"), t.get("paper") or "—", t.get("ref") or "—",
-              t.get("expect") or "—", num(t.get("duration"), ".3g"),
-              truncate(t.get("message") or "", 300)] for t in tests])]
+    toc = [("verdict", "Verdict"), ("problems", "Problems"), ("errata", "Errata"),
+           ("mutants", "Mutants"), ("claims", "Claims"), ("figures", "Figures"),
+           ("records", "Records"), ("tests", "Tests"), ("run", "Run information")]
+    body = [f"<h1>dpcheck audit report — {_e(run_id)}</h1>", *_banner(document),
+            '<nav class="toc" aria-label="contents">'
+            + "".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in toc) + "</nav>",
+            *_problems(document, numbers), *_errata(document, numbers), *_kills(document),
+            *_claims(document), '<h2 id="figures">Figures</h2>']
+    body += [_figure(f) for f in overview] or ["<p>No figures.</p>"]
+    body += [f'<p class="note">{_e(note)}</p>' for note in getattr(figures, "notes", [])]
+    body += _records(document, numbered, by_key)
+    body += _tests(document)
+    body += ['<h2 id="run">Run information</h2>', '<table class="kv">',
+             *(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in header_items(document)),
+             "</table>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<title>dpcheck audit report — {_e(run_id)}</title>\n<style>{_CSS}</style>\n"
-            "</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n")
+            "</head>\n<body>\n" + "\n".join(body) + f"\n<script>{_JS}</script>\n</body>\n</html>\n")

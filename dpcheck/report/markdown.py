@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .figures import RenderedFigure
-from .model import (FIGURES_DIR, SECTIONS, claim_text, count, coverage_rows, event_text,
-                    header_items, holm_map, num, sectioned, sides, test_name, truncate,
-                    verdict_label)
+from .model import (FIGURES_DIR, SECTIONS, VERDICTS, claim_text, count, event_text,
+                    header_items, holm_map, num, sides, test_name, truncate, verdict_label)
 
 __all__ = ["render_markdown", "record_items", "summary_rows", "records_table", "READING"]
 
@@ -25,7 +24,7 @@ Item = tuple[str, str, bool]
 READING = (
     "How to read this report: a VIOLATION means the claim is refuted at the per-test α (the "
     "ε lower bound exceeds the claimed ε, or the δ lower bound exceeds the claimed δ). "
-    "'no violation found' means no evidence against the claim at this sample size — it is not a "
+    "'not refuted' means no evidence against the claim at this sample size — it is not a "
     "proof of privacy. Bounds are Clopper–Pearson bounds on fresh confirmation samples; p̂ is on "
     "the dataset that makes the witness event S likelier. p-values are per record; Holm-adjusted "
     "values cover the family of all claim tests of the run."
@@ -164,13 +163,18 @@ def summary_rows(document: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return [h for _, h in _SUMMARY], [num(summary.get(k)) for k, _ in _SUMMARY]
 
 
-def records_table(document: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """One row per record: test, paper/result, claim, ε_lower, ratio, p, p (Holm), verdict."""
+def records_table(document: Mapping[str, Any],
+                  numbered: Sequence[tuple[int, Mapping[str, Any]]] | None = None,
+                  ) -> tuple[list[str], list[list[str]]]:
+    """One row per record (in ``numbered`` order and numbering, default: document order):
+    number, test, paper/result, claim, ε_lower, ratio, p, p (Holm), verdict."""
     holm = holm_map(document)
+    if numbered is None:
+        numbered = list(enumerate(document.get("records") or [], start=1))
     head = ["#", "test · call", "paper", "result", "claim", "ε_lower", "ε_lower/ε", "p",
             "p (Holm)", "verdict"]
     rows = []
-    for i, rec in enumerate(document.get("records") or [], start=1):
+    for i, rec in numbered:
         res = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
         if rec.get("type") == "audit":
             claim, lo = claim_text(res.get("claim")), num(res.get("epsilon_lower"))
@@ -206,51 +210,64 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 def render_markdown(document: Mapping[str, Any],
                     figures: Sequence[RenderedFigure] = ()) -> str:
-    """The Markdown report; figures are linked as ``figures/<name>`` (relative to the run)."""
+    """The full Markdown report; figures are linked as ``figures/<name>`` (relative to the run
+    directory). It starts with the digest of ``summary.md`` (verdict, counts, problems, errata,
+    mutants, coverage), then figures, every record (numbered as in the HTML) and the tests."""
+    from .overview import kill_rows, numbered_records
+    from .summary import render_summary
+
     holm = holm_map(document)
     out = [f"# dpcheck audit report — {document.get('run_id')}", ""]
-    out += _table(["", ""], [[k, v] for k, v in header_items(document)])
-    out += ["## Summary", ""]
-    head, values = summary_rows(document)
-    out += _table(head, [values]) + [READING, ""]
-    out += ["## Claims catalogue coverage", ""]
-    statuses, rows = coverage_rows(document.get("catalog"))
-    if rows:
-        out += [f"Catalogue: `{(document.get('catalog') or {}).get('path', '?')}`", ""]
-        out += _table(["paper", *statuses, "total"], [[p, *c, sum(c)] for p, c in rows])
-    else:
-        out += ["No claims catalogue was loaded for this run.", ""]
+    digest = render_summary(document, figures).splitlines()
+    out += [line for line in digest if not line.startswith("Full report:")]
+    out += [READING, ""]
+    kills = kill_rows(document)
+    if kills:
+        out += ["## Mutant kill matrix", ""]
+        out += _table(["paper", "result", "mutant", "test", "outcome", "evidence"],
+                      [[k.get("paper") or "—", k.get("ref") or "—", k.get("mutant"),
+                        test_name(k.get("nodeid")), k.get("outcome"),
+                        (f"ε_lower {num(k.get('epsilon_lower'), '.3g')} vs ε "
+                         f"{num(k.get('claimed_epsilon'), 'g')}"
+                         if k.get("epsilon_lower") is not None else
+                         f"failure rate {num(k.get('failure_rate'), '.3g')} vs β "
+                         f"{num(k.get('beta'), 'g')}" if k.get("failure_rate") is not None
+                         else truncate(k.get("deviation") or k.get("assertion") or "—", 120))]
+                       for k in kills])
     by_key = {f.key: f for f in figures if f.key is not None}
     overview = [f for f in figures if f.key is None]
     if overview:
         out += ["## Figures", ""]
         out += [f"![{f.title}]({FIGURES_DIR}/{f.name})" + "\n" for f in overview]
+    out += [f"_{note}_" + "\n" for note in getattr(figures, "notes", [])]
+    numbered = numbered_records(document)
     out += ["## Records", ""]
-    head, rows = records_table(document)
+    head, rows = records_table(document, numbered)
     out += _table(head, rows) if rows else ["No records.", ""]
-    number = 0
-    for title, recs in zip(SECTIONS, sectioned(document.get("records") or [])):
-        if not recs:
-            continue
-        out += [f"## {title}", ""]
-        for rec in recs:
-            number += 1
-            out += [f"### {number}. {_code(str(rec.get('nodeid')))} · call {rec.get('call')} — "
-                    f"{verdict_label(rec.get('verdict'))}", ""]
-            for label, value, is_code in record_items(rec, holm):
-                out.append(f"- **{label}**: {_code(value) if is_code else _cell(value)}")
-            fig = by_key.get((str(rec.get("nodeid")), rec.get("call")))
-            if fig is not None:
-                out += ["", f"![{fig.title}]({FIGURES_DIR}/{fig.name})"]
-            out.append("")
+    section = None
+    for number, rec in numbered:
+        title = SECTIONS[VERDICTS.get(str(rec.get("verdict")), ("", "", 2))[2]]
+        if title != section:
+            section = title
+            out += [f"## {title}", ""]
+        out += [f"### {number}. {_code(str(rec.get('nodeid')))} · call {rec.get('call')} — "
+                f"{verdict_label(rec.get('verdict'))}", ""]
+        for label, value, is_code in record_items(rec, holm):
+            out.append(f"- **{label}**: {_code(value) if is_code else _cell(value)}")
+        fig = by_key.get((str(rec.get("nodeid")), rec.get("call")))
+        if fig is not None:
+            out += ["", f"![{fig.title}]({FIGURES_DIR}/{fig.name})"]
+        out.append("")
     tests = list(document.get("tests") or [])
     if tests:
         rank = {"failed": 0, "error": 0, "passed": 1, "skipped": 2}
         tests.sort(key=lambda t: rank.get(str(t.get("outcome")), 3))
         out += ["## Tests", ""]
-        out += _table(["outcome", "test", "paper", "result", "expect", "seconds", "message"],
+        out += _table(["outcome", "test", "paper", "result", "mutant", "seconds", "message"],
                       [[t.get("outcome"), t.get("nodeid"), t.get("paper") or "—",
-                        t.get("ref") or "—", t.get("expect") or "—",
+                        t.get("ref") or "—", t.get("mutant") or "—",
                         num(t.get("duration"), ".3g"), truncate(t.get("message") or "", 200)]
                        for t in tests])
+    out += ["## Run information", ""]
+    out += _table(["", ""], [[k, v] for k, v in header_items(document)])
     return "\n".join(out).rstrip() + "\n"
