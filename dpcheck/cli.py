@@ -11,7 +11,9 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -55,6 +57,34 @@ examples:
 exit status: 0 no violation found (not a proof of privacy), 1 VIOLATION (the claim is refuted
 at confidence 1 - alpha on this pair), 2 invalid arguments.
 """
+
+
+def count_arg(text: str) -> int:
+    """A sample count: ``1000000``, ``1_000_000``, ``1e6`` or ``2.5e5`` (a whole number ≥ 1)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number >= 1 (e.g. 1000000, "
+                                         "1_000_000 or 1e6)")
+    return int(value)
+
+
+def max_certifiable_epsilon(samples: int, alpha: float) -> float:
+    """The largest ε lower bound ``samples`` outputs per side can certify at level ``alpha``:
+    about ``ln(0.9·n / ln(6/α))`` (an event seen only on one side; 90 % of the samples confirm,
+    Clopper–Pearson at α/6)."""
+    return math.log(max(0.9 * samples / math.log(6.0 / alpha), 1.0))
+
+
+def _flags(message: str) -> str:
+    """A library message in the command's words: ``samples=`` → ``--samples=`` etc."""
+    for name, flag in (("samples", "--samples"), ("alpha", "--alpha"), ("seed", "--seed")):
+        message = re.sub(rf"(?<![-\w]){name}=", f"{flag}=", message)
+    for name in ("epsilon", "delta"):
+        message = re.sub(rf"(?<![-\w]){name}=", f"--claim: {name}=", message)
+    return message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -183,6 +213,7 @@ class ProgressBar:
         self.stream, self.width, self.interval = stream, width, interval
         self._last = -float("inf")
         self._open = False
+        self._start = time.monotonic()
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
@@ -191,8 +222,12 @@ class ProgressBar:
         self._last = now
         frac = min(1.0, done / total) if total else 1.0
         fill = int(frac * self.width)
+        spent = now - self._start
+        rate = done / spent if spent > 0 else 0.0
+        eta = (f", ETA {(total - done) / rate:.0f} s" if rate > 0 and done < total
+               else f", {spent:.1f} s")
         self.stream.write(f"\r[{'#' * fill}{'-' * (self.width - fill)}] {frac:6.1%}  "
-                          f"{done:,}/{total:,} outputs")
+                          f"{done:,}/{total:,} outputs sampled ({rate:,.0f}/s{eta})  ")
         self._open = done < total
         if not self._open:
             self.stream.write("\n")
@@ -255,6 +290,18 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     d_prime = parse_json_arg(args.data_prime, "--data-prime")
     mechanism, claim = _library_mechanism(mechanism, args.claim)
     relation = parse_neighbour(args.neighbour)
+    ok = 0.0 < args.alpha < 1.0 and math.isfinite(getattr(claim, "epsilon", math.inf))
+    ceiling = max_certifiable_epsilon(args.samples, args.alpha) if ok else math.inf
+    # Heuristic: the ceiling is reached only by an output one side never produces; refuting a
+    # claim needs room above it, so warn unless the claim sits well below the ceiling.
+    if ok and 2 <= args.samples and (args.samples < 10_000 or claim.epsilon >= (ceiling - 1.0) / 2.0):
+        need = max(10_000, math.ceil(math.log(6.0 / args.alpha) * math.exp(2 * claim.epsilon
+                                                                            + 1.0) / 0.9))
+        print(f"dpcheck audit: warning: --samples {args.samples} can certify at most "
+              f"epsilon_lower ~ {ceiling:.2f} at --alpha {args.alpha:g} (ln(0.9 n / ln(6/alpha)),"
+              f" reached only when one dataset never produces the witness), too little to "
+              f"refute epsilon={claim.epsilon:g} in practice; use --samples {need:.1e} or more",
+              file=sys.stderr)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     bar = ProgressBar(sys.stderr) if show else None
     try:
@@ -330,9 +377,36 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .report import compare, load_run
+    from .report import load_run
+    from .report.compare import compare_runs, render_comparison
+    from .report.strict_json import dumps_strict
 
-    print(compare(load_run(args.a), load_run(args.b)), end="")
+    result = compare_runs(load_run(args.a), load_run(args.b), common_only=args.common_only,
+                          fail_on=args.fail_on)
+    if args.json:
+        print(dumps_strict(result, indent=1))
+    else:
+        print(render_comparison(result), end="")
+    if result["failed"]:
+        print("dpcheck report compare: FAIL: " + "; ".join(result["reasons"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _list_claims(entries: Sequence[Any], path: Path, as_json: bool) -> int:
+    """``dpcheck claims --list``: one line per catalogue entry with its tests and mutants."""
+    if as_json:
+        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
+                          "results": len(entries), "claims": [e.to_dict() for e in entries]},
+                         indent=2))
+        return 0
+    print(f"{len(entries)} result(s) of {path}:")
+    for e in entries:
+        tests = ", ".join(e.tests) if e.tests else "no tests"
+        mutants = f"; mutants: {', '.join(e.mutants)}" if getattr(e, "mutants", ()) else ""
+        print(f"  {e.paper}  {e.ref:<24} {e.kind:<14} {e.status:<14} {tests}{mutants}")
+        if e.status in ("planned", "not-executable", "erratum") and e.note:
+            print(f"      note: {e.note}")
     return 0
 
 
@@ -344,6 +418,14 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         raise InvalidArgument(f"catalog {str(path)!r} does not exist (run from the repository "
                               "root or pass --catalog PATH)")
     entries = load_catalog(path)
+    for name, allowed in (("status", STATUSES),):
+        value = getattr(args, name)
+        if value is not None and value not in allowed:
+            raise InvalidArgument(f"--{name}={value!r} must be one of " + ", ".join(allowed))
+    chosen = [e for e in entries if (args.status is None or e.status == args.status)
+              and (args.paper is None or e.paper == args.paper)]
+    if args.list:
+        return _list_claims(chosen, path, args.json)
     cov = coverage(entries)
     mut = mutant_coverage(entries)
     totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
@@ -395,8 +477,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--claim", required=True, metavar="CLAIM",
                    help="pure:EPS (ε-DP), approx:EPS,DELTA ((ε, δ)-DP) or, for an OpenDP "
                         "measurement, opendp:D_IN[,DELTA] (its privacy map at D_IN)")
-    a.add_argument("--samples", type=int, default=1_000_000, metavar="N",
-                   help="outputs drawn per dataset (default: 1000000)")
+    a.add_argument("--samples", type=count_arg, default=1_000_000, metavar="N",
+                   help="outputs drawn per dataset: 1000000, 1_000_000 or 1e6 (default 1e6)")
     a.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level: bounds hold with probability ≥ 1 − A (default 0.05)")
     a.add_argument("--seed", type=int, default=0, metavar="S",
@@ -427,23 +509,44 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--formats", default="md,html", metavar="LIST",
                     help="comma-separated subset of md,html (default: md,html)")
     rr.set_defaults(handler=_cmd_render)
-    rc = rsub.add_parser("compare", help="print what changed between two runs (Markdown)",
+    rc = rsub.add_parser("compare", help="what changed between two runs; exit 1 on new "
+                                         "violations (--fail-on)",
                          description="Compare run A (before) with run B (after): tests added/"
                                      "removed, verdict and ε-lower-bound changes, new/closed "
                                      "violations, catalogue coverage.")
     rc.add_argument("a", metavar="A", help="run directory or audit.json (before)")
     rc.add_argument("b", metavar="B", help="run directory or audit.json (after)")
+    rc.add_argument("--fail-on", default="violation", metavar="LIST",
+                    help="exit 1 when B has changes of these kinds (comma-separated): violation "
+                         "(new unexpected violations), missed (expected violations now missed), "
+                         "failure (tests newly failing), regression (ε lower bounds or failure "
+                         "rates up beyond seed-to-seed noise), any, none (default: violation)")
+    rc.add_argument("--common-only", action="store_true",
+                    help="compare only tests and records present in both runs")
+    rc.add_argument("--json", action="store_true",
+                    help="print the comparison as JSON (schema dpcheck/schemas/"
+                         "compare.schema.json)")
     rc.set_defaults(handler=_cmd_compare)
     r.set_defaults(handler=None, parser=r)
 
     c = sub.add_parser("claims", help="coverage of the claims catalogue per paper and status",
                        description="Print how many results of each paper are tested, errata, "
                                    "asymptotic, not executable or planned.",
-                       epilog="example:\n  dpcheck claims --catalog properties/catalog.toml\n",
+                       epilog="examples:\n  dpcheck claims --catalog properties/catalog.toml\n"
+                              "  dpcheck claims --list --status planned\n"
+                              "  dpcheck claims --list --paper 001 --json\n",
                        formatter_class=raw)
     c.add_argument("--catalog", default=str(Path("properties") / "catalog.toml"), metavar="PATH",
                    help="catalogue file (default: properties/catalog.toml)")
-    c.add_argument("--json", action="store_true", help="print the coverage as JSON")
+    c.add_argument("--json", action="store_true", help="print the coverage (or, with --list, "
+                   "the entries) as JSON")
+    c.add_argument("--list", action="store_true",
+                   help="list the results (paper, ref, kind, status, the tests covering them, "
+                        "mutants, and the note of planned / not-executable / erratum results)")
+    c.add_argument("--status", default=None, metavar="STATUS",
+                   help="with --list: only this status (tested, erratum, asymptotic, "
+                        "not-executable, planned)")
+    c.add_argument("--paper", default=None, metavar="NNN", help="with --list: only this paper")
     c.set_defaults(handler=_cmd_claims)
     return parser
 
@@ -463,8 +566,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args))
     except InvalidArgument as exc:
         name = f"dpcheck {args.command}".strip()
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        text = _flags(str(exc)) if args.command == "audit" else str(exc)
+        print(f"{name}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dpcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `dpcheck claims --list | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -333,7 +333,7 @@ def test_compare_detects_verdict_and_bound_changes(document):
     text = compare(document, after)
     assert "## Verdict changes (1)" in text
     assert "`properties/test_zoo.py::test_laplace[1.0]` · call 1" in text
-    assert "## New violations (1)" in text and "## ε lower-bound changes (1)" in text
+    assert "## New violations (1)" in text and "## ε lower-bound changes (1;" in text
     assert "+0.5" in text and "added: `properties/test_new.py::test_x`" in text
     assert "| 003 | tested | 2 | 3 |" in text
     assert "## Closed violations (1)" in compare(after, document)

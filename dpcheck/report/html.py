@@ -21,10 +21,29 @@ from typing import Any
 
 from .figures import RenderedFigure
 from .markdown import READING, record_items
-from .model import (claim_text, coverage_rows, header_items, holm_map, num, test_name,
-                    truncate, verdict_colour, verdict_label)
-from .overview import (claim_anchor, claim_results, errata, kill_rows, numbered_records,
-                       outcome, problems, record_anchor, test_anchor, tests_by_outcome)
+from .model import (
+    claim_text,
+    coverage_rows,
+    header_items,
+    holm_map,
+    num,
+    test_name,
+    truncate,
+    verdict_colour,
+    verdict_label,
+)
+from .overview import (
+    claim_anchor,
+    claim_results,
+    errata,
+    kill_rows,
+    numbered_records,
+    outcome,
+    problems,
+    record_anchor,
+    test_anchor,
+    tests_by_outcome,
+)
 
 __all__ = ["render_html"]
 
@@ -168,11 +187,12 @@ def _banner(doc: Mapping[str, Any]) -> list[str]:
                       c["mutants_caught"] < c["mutants"]))
     items += [("claims not refuted", c["not_refuted"], False),
               ("measurements", c["measurements"], False)]
-    lis = "".join((f'<li class="bad">' if bad else "<li>") + f"<b>{_e(v)}</b> {_e(k)}</li>"
+    lis = "".join(('<li class="bad">' if bad else "<li>") + f"<b>{_e(v)}</b> {_e(k)}</li>"
                   for k, v, bad in items)
     return [f'<div class="banner {cls}" role="status" id="verdict">{mark} {_e(o.headline)}'
             "</div>", f'<ul class="counts" aria-label="outcome counts">{lis}</ul>',
-            f'<p class="note">{_e(READING)}</p>']
+            f'<details class="note"><summary>How to read this report</summary>{_e(READING)}'
+            "</details>"]
 
 
 def _problems(doc: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
@@ -222,6 +242,7 @@ def _errata(doc: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
 
 def _kills(doc: Mapping[str, Any]) -> list[str]:
     rows = kill_rows(doc)
+    known = {str(t.get("nodeid")) for t in doc.get("tests") or []}
     out = ['<h2 id="mutants">Mutant kill matrix</h2>']
     if not rows:
         return out + ["<p>No mutant cases in this run.</p>"]
@@ -242,7 +263,8 @@ def _kills(doc: Mapping[str, Any]) -> list[str]:
             ev = truncate(r.get("deviation") or r.get("assertion") or r.get("name") or "—", 160)
             v = ev
         body.append([_claim_link(r.get("paper"), r.get("ref")), f"<code>{_e(r.get('mutant'))}</code>",
-                     f'<a href="#{test_anchor(r.get("nodeid"))}">{_e(test_name(r.get("nodeid")))}</a>',
+                     (f'<a href="#{test_anchor(r.get("nodeid"))}">{_e(test_name(r.get("nodeid")))}</a>'
+                      if str(r.get("nodeid")) in known else _e(test_name(r.get("nodeid")))),
                      f'<td class="{cls}">{_e(state)}</td>', f'<td data-v="{_e(v)}">{_e(ev)}</td>'])
     return out + [_table(["claim", "mutant", "test", "outcome", "evidence"], body,
                          table_id="kill-table", widths=("14%", "16%", "34%", "9%", "27%"),

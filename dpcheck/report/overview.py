@@ -153,11 +153,13 @@ def problems(doc: Doc) -> list[Problem]:
                 w = res.get("witness") if isinstance(res.get("witness"), Mapping) else None
                 text = str(w.get("description")) if w else str(res.get("name") or "")
                 out.append(Problem(kind, str(r.get("nodeid")), text, record_anchor(r), r))
+    known = {str(t.get("nodeid")) for t in _tests(doc)}
     for k in kill_rows(doc):
         if k.get("outcome") != "caught" and str(k.get("nodeid")) not in failed_ids:
             out.append(Problem(f"mutant {k.get('outcome')}", str(k.get("nodeid")),
                                f"mutant {k.get('mutant')} of {k.get('paper')} {k.get('ref')}",
-                               test_anchor(k.get("nodeid"))))
+                               test_anchor(k.get("nodeid")) if str(k.get("nodeid")) in known
+                               else "mutants"))
     return out
 
 
