@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +45,27 @@ class _Recorder:
         if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= minimum:
             return max(minimum, round(int(n) * self.state.scale))
         return n  # let dpcheck reject it with its own message
+
+    @contextlib.contextmanager
+    def guard(self, fixture: str, subject: Any, claim: Any = None) -> Iterator[None]:
+        """Turn an error raised inside a dpcheck call (the mechanism or trial raised, or a bad
+        argument) into one readable paragraph without dpcheck's frames. AssertionErrors pass
+        through unchanged (a mutant case counts a failed assertion as caught)."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except AssertionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported, not swallowed: the test fails
+            from .mechanism import mechanism_name
+
+            describe = getattr(claim, "describe", None)
+            text = rec.error_paragraph(
+                fixture, self.data.stat_calls, self.item.nodeid, self.info,
+                f"the mechanism {mechanism_name(subject)}" if fixture != "dp_accuracy"
+                else f"the trial {mechanism_name(subject)}",
+                describe() if callable(describe) else "", exc, self.replay)
+            raise pytest.fail.Exception(text, pytrace=False) from None
 
     def add(self, kind: str, alpha: float | None, violation: bool | None,
             result: dict[str, Any]) -> dict[str, Any]:
@@ -95,8 +118,9 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
         __tracebackhide__ = True
         _reject(kwargs, ("alpha", "seed"), "dp_audit")
         i, alpha = r.next_alpha()
-        result = audit(mechanism, d, d_prime, claim, samples=r.scaled(samples, 2), alpha=alpha,
-                       seed=child(r.seed, "audit", i), **kwargs)
+        with r.guard("dp_audit", mechanism, claim):
+            result = audit(mechanism, d, d_prime, claim, samples=r.scaled(samples, 2),
+                           alpha=alpha, seed=child(r.seed, "audit", i), **kwargs)
         r.data.results.append(result)
         record = r.add("audit", alpha, result.violation, result.to_dict())
         if result.violation and r.info["expect"] == "holds":
@@ -124,8 +148,9 @@ def dp_search(_dpcheck_recorder: _Recorder) -> Any:
 
         _reject(kwargs, ("alpha", "seed"), "dp_search")
         i, alpha = r.next_alpha()
-        found = find_counterexample(mechanism, claim, samples=r.scaled(samples, 2), alpha=alpha,
-                                    seed=child(r.seed, "search", i), **kwargs)
+        with r.guard("dp_search", mechanism, claim):
+            found = find_counterexample(mechanism, claim, samples=r.scaled(samples, 2),
+                                        alpha=alpha, seed=child(r.seed, "search", i), **kwargs)
         info = found.to_dict()
         audit_dict = info.pop("audit")
         if found.audit is None:
@@ -157,8 +182,10 @@ def dp_accuracy(_dpcheck_recorder: _Recorder) -> Any:
         __tracebackhide__ = True
         _reject(kwargs, ("confidence", "seed"), "dp_accuracy")
         i, level = r.next_alpha()
-        result = check_accuracy(trial, alpha=alpha, beta=beta, trials=r.scaled(trials, 1),
-                                confidence=level, seed=child(r.seed, "accuracy", i), **kwargs)
+        with r.guard("dp_accuracy", trial):
+            result = check_accuracy(trial, alpha=alpha, beta=beta, trials=r.scaled(trials, 1),
+                                    confidence=level, seed=child(r.seed, "accuracy", i),
+                                    **kwargs)
         r.data.results.append(result)
         record = r.add("accuracy", level, result.violation, result.to_dict())
         if result.violation and r.info["expect"] == "holds":

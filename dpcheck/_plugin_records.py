@@ -19,7 +19,8 @@ from typing import Any
 
 __all__ = ["EXPECTS", "FORMATS", "seed_arg", "alpha_arg", "scale_arg", "formats_arg", "spend",
            "replay_command", "verdict", "finalise", "section_text", "missed_message",
-           "short_message", "merge_outcome", "build_document", "summary_lines", "Controller"]
+           "short_message", "merge_outcome", "build_document", "summary_lines", "Controller",
+           "error_paragraph", "junit_properties"]
 
 EXPECTS = ("holds", "violation", "erratum")
 FORMATS = ("json", "md", "html")
@@ -160,6 +161,68 @@ def missed_message(info: Mapping[str, Any], results: list[Any],
     else:
         text = f"expected a violation of {what or 'the claim '}but no dp_audit/dp_accuracy call ran"
     return text + (f"\nreplay: {records[-1]['replay']}" if records else "")
+
+
+def _user_frames(exc: BaseException, limit: int = 3) -> list[str]:
+    """``file:line in function`` of the innermost frames outside dpcheck, numpy and the
+    standard library (the code the test author wrote)."""
+    import os
+    import traceback
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not os.path.abspath(f.filename).startswith(here)
+              and "site-packages" not in f.filename and "/lib/python" not in f.filename
+              and not f.filename.startswith("<frozen")]
+    cwd = os.getcwd()
+    return [f"{os.path.relpath(f.filename, cwd) if f.filename.startswith(cwd) else f.filename}:"
+            f"{f.lineno} in {f.name}" for f in frames[-limit:]]
+
+
+def error_paragraph(fixture: str, call: int, nodeid: str, info: Mapping[str, Any],
+                    subject: str, claim: str, exc: BaseException, replay: str) -> str:
+    """One paragraph for a dpcheck call that raised: what was checked, what raised where (frames
+    of the test author's code only), and the replay command. Shown with ``pytrace=False``."""
+    from .errors import InvalidArgument
+
+    cause = exc.__cause__ if isinstance(exc, InvalidArgument) and exc.__cause__ else exc
+    where = " ".join(x for x in (info.get("paper"), info.get("ref")) if x)
+    head = f"{fixture} (call {call}"
+    head += f", {where}" if where else ""
+    head += f", claim {claim})" if claim else ")"
+    if cause is exc and isinstance(exc, InvalidArgument):
+        text = f"{head}: invalid argument: {exc}"
+    else:
+        text = f"{head}: {subject} raised {type(cause).__name__}: {cause}"
+    frames = _user_frames(cause)
+    if frames:
+        text += "\n  " + "\n  ".join(f"at {f}" for f in frames)
+    return (text + f"\nNo result was recorded for this call; the test stops here."
+            f"\nreplay: {replay}")
+
+
+def junit_properties(info: Mapping[str, Any],
+                     records: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """JUnit XML ``<property>`` pairs of a test (``record_property`` style): the claim, the
+    mutant, and per dpcheck call its verdict, claim and key bound."""
+    out: list[tuple[str, str]] = []
+    if info.get("paper"):
+        out.append(("dpcheck.claim", f"{info.get('paper')} {info.get('ref') or ''}".strip()))
+    if info.get("mutant"):
+        out.append(("dpcheck.mutant", str(info["mutant"])))
+    for r in records:
+        key = f"dpcheck.call{r['call']}"
+        out.append((f"{key}.verdict", str(r["verdict"])))
+        res = r.get("result") or {}
+        if r["type"] == "audit":
+            claim = res.get("claim") or {}
+            out.append((f"{key}.claim", f"epsilon={claim.get('epsilon')}, "
+                                         f"delta={claim.get('delta') or 0}"))
+            out.append((f"{key}.epsilon_lower", f"{res.get('epsilon_lower'):.6g}"))
+        elif r["type"] == "accuracy":
+            out.append((f"{key}.claim", f"P[error > {res.get('alpha')}] <= {res.get('beta')}"))
+            out.append((f"{key}.failure_rate", f"{res.get('failure_rate'):.6g}"))
+    return out
 
 
 def witness_line(record: Mapping[str, Any]) -> str:

@@ -74,6 +74,9 @@ def pmf_of(mechanism: Any) -> Callable[[Any], Mapping[Any, float]] | None:
 def mechanism_name(mechanism: Any) -> str:
     """A short human-readable name for reports: a function's qualified name, else its repr."""
     name = getattr(mechanism, "__qualname__", None)
+    if isinstance(name, str) and ".<locals>." in name:  # f.<locals>.g -> "g (in f)"
+        outer, _, inner = name.rpartition(".<locals>.")
+        name = f"{inner} (in {outer.replace('.<locals>', '')})"
     text = name if isinstance(name, str) else repr(mechanism)
     return text if len(text) <= 120 else text[:117] + "..."
 

@@ -242,6 +242,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if call.when == "call":
             rec.finalise(records)
             report.dpcheck_records = records
+            # JUnit XML <properties> (what record_property writes: junitxml reads them from the
+            # teardown report, built from item.user_properties): claim, verdicts, bounds
+            item.user_properties.extend(rec.junit_properties(_info(item), records))
             if records:
                 report.sections.append(("dpcheck", rec.section_text(records)))
     return report

@@ -64,6 +64,7 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
         level = w.get("interval_alpha")
         items += [
             ("witness event", f"S = {{{event_text(w)}}}", True),
+            ("feature", feature_text(w), False),
             ("direction", f"{num_side} makes S likelier: p = P[M({num_side}) ∈ S], "
                           f"q = P[M({den_side}) ∈ S]", False),
             ("p̂", _estimate(w, "p", num_side), False),
@@ -101,6 +102,29 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
         items.append(("WARNING", "the sampler contradicts its own pmf: "
                       + truncate(check, 200), False))
     return items
+
+
+def feature_text(witness: Mapping[str, Any]) -> str:
+    """What the witness's feature is, in words (``output[2]`` → coordinate 2 of the output)."""
+    import re
+
+    event = witness.get("event") if isinstance(witness.get("event"), Mapping) else {}
+    name = str(event.get("feature") or "")
+    words = {"output": "the mechanism's output itself",
+             "llr(output)": "naive-Bayes log-likelihood-ratio score of the output vector "
+                            "(learned on the exploration sample)",
+             "sum(output)": "sum of the output vector's coordinates",
+             "row": "the whole output row (hashed: an exact repeated output)"}
+    if name in words:
+        return f"{name}: {words[name]}"
+    m = re.fullmatch(r"output\[(\d+)\]", name)
+    if m:
+        return f"{name}: coordinate {m.group(1)} (0-based) of the output vector"
+    m = re.fullmatch(r"features\[(\d+)\]", name)
+    if m:
+        return (f"{name}: value {m.group(1)} (0-based) of the test's own feature map "
+                "(features= of the audit call)")
+    return name or "—"
 
 
 def _estimate(w: Mapping[str, Any], which: str, side: str) -> str:
