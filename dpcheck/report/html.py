@@ -148,9 +148,14 @@ def _figure(fig: RenderedFigure) -> str:
             f"<figcaption>{_e(fig.title)}</figcaption></figure>")
 
 
-def _claim_link(paper: Any, ref: Any) -> str:
+def _claim_link(paper: Any, ref: Any, doc: Mapping[str, Any]) -> str:
+    """``paper ref``, linked to its catalogue row when the catalogue lists it."""
     if not paper:
         return "—"
+    entries = (doc.get("catalog") or {}).get("entries") or []
+    if not any(str(e.get("paper")) == str(paper) and str(e.get("ref")) == str(ref)
+               for e in entries):
+        return f"{_e(paper)} {_e(ref or '')}"
     return f'<a href="#{claim_anchor(paper, ref)}">{_e(paper)} {_e(ref or "")}</a>'
 
 
@@ -221,7 +226,7 @@ def _errata(doc: Mapping[str, Any], numbers: Mapping[int, int]) -> list[str]:
            "the catalogue does not list as errata.</p>"]
     for e in items:
         title = f"{e.paper} {e.ref}" if e.paper != "—" else "(no paper given)"
-        parts = [f'<div class="erratum"><h3>{_claim_link(e.paper, e.ref) if e.paper != "—" else _e(title)}'
+        parts = [f'<div class="erratum"><h3>{_claim_link(e.paper, e.ref, doc) if e.paper != "—" else _e(title)}'
                  f'{"" if e.in_catalog else " — not an erratum entry of the catalogue"}</h3>']
         if e.note:
             parts.append(f"<p>{_e(e.note)}</p>")
@@ -262,7 +267,7 @@ def _kills(doc: Mapping[str, Any]) -> list[str]:
         else:
             ev = truncate(r.get("deviation") or r.get("assertion") or r.get("name") or "—", 160)
             v = ev
-        body.append([_claim_link(r.get("paper"), r.get("ref")), f"<code>{_e(r.get('mutant'))}</code>",
+        body.append([_claim_link(r.get("paper"), r.get("ref"), doc), f"<code>{_e(r.get('mutant'))}</code>",
                      (f'<a href="#{test_anchor(r.get("nodeid"))}">{_e(test_name(r.get("nodeid")))}</a>'
                       if str(r.get("nodeid")) in known else _e(test_name(r.get("nodeid")))),
                      f'<td class="{cls}">{_e(state)}</td>', f'<td data-v="{_e(v)}">{_e(ev)}</td>'])
@@ -322,7 +327,7 @@ def _records(doc: Mapping[str, Any], numbered: list[tuple[int, Mapping[str, Any]
         v, ev = _evidence(r)
         rows.append([f'<td data-v="{n}">{n}</td>',
                      f'<a href="#{record_anchor(r)}">{_e(test_name(r.get("nodeid")))}</a>'
-                     f" · {_e(r.get('call'))}", _claim_link(r.get("paper"), r.get("ref")),
+                     f" · {_e(r.get('call'))}", _claim_link(r.get("paper"), r.get("ref"), doc),
                      _e(claim), f'<td data-v="{_e(v)}">{_e(ev)}</td>',
                      f'<td data-v="{_e(r.get("verdict"))}">{_badge(r.get("verdict"))}</td>'])
     out.append(_table(["#", "test · call", "paper result", "claim", "bound vs claim", "verdict"],
@@ -357,7 +362,7 @@ def _tests(doc: Mapping[str, Any]) -> list[str]:
         state = str(t.get("outcome"))
         rows.append([f'<td class="{"bad" if state in ("failed", "error") else ""}">{_e(state)}</td>',
                      f'<td id="{test_anchor(t.get("nodeid"))}"><code>{_e(t.get("nodeid"))}</code></td>',
-                     _claim_link(t.get("paper"), t.get("ref")),
+                     _claim_link(t.get("paper"), t.get("ref"), doc),
                      _e(t.get("mutant") or "—"),
                      f'<td data-v="{_e(num(t.get("duration"), ".6g"))}">{_e(num(t.get("duration"), ".3g"))}</td>',
                      _e(truncate(t.get("message") or "", 400))])
