@@ -17,7 +17,8 @@ from dpcheck.report.compare import compare_runs
 
 def _doc(run_id: str, *, scale: float, verdict: str, seed: int = 0) -> dict:
     r = dpcheck.audit(lambda d, size, rng: np.sum(d) + rng.laplace(0.0, scale, size),
-                      [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=20_000, seed=seed)
+                      [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=20_000, seed=seed,
+                      float_features=False)  # values only: floating-point bits are not the point
     nodeid = "properties/test_zoo.py::test_laplace"
     return {"schema_version": 2, "run_id": run_id, "created": "2025-01-01T00:00:00Z",
             "root_seed": seed, "alpha_family": 0.05, "n_claim_tests": 1, "alpha_per_test": 0.05,
@@ -79,7 +80,8 @@ def test_errors_name_flags_and_small_samples_warn(tmp_path, capsys):
     mechs = tmp_path / "m.py"
     mechs.write_text("import numpy as np\ndef lap(data, size, rng):\n"
                      "    return sum(data) + rng.laplace(0, 1.0, size)\n", encoding="utf-8")
-    base = ["audit", f"{mechs}:lap", "--data", "[1]", "--data-prime", "[]", "--claim", "pure:1"]
+    base = ["audit", f"{mechs}:lap", "--data", "[1]", "--data-prime", "[]", "--claim", "pure:1",
+            "--no-float-features"]
     assert main([*base, "--samples", "1.5"]) == 2
     assert "argument --samples" in capsys.readouterr().err
     assert main([*base, "--alpha", "2"]) == 2
