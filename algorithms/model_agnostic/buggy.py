@@ -22,10 +22,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcheck.errors import InvalidArgument
 
-from .core import BOT, ABinClas, BinClasCounts, BinClasParams, chunk_of, svt_runs
+from .core import (BOT, ABinClas, AStab, BinClasCounts, BinClasParams, chunk_of,
+                   dist_sensitivity1, svt_runs)
 from .utility import threshold_erm_batch
 
-__all__ = ["BUGS", "BuggyBinClasCounts", "buggy_params", "NoSplitBinClas",
+__all__ = ["BUGS", "ASTAB_BUGS", "BuggyAStab", "BuggyBinClasCounts", "buggy_params", "NoSplitBinClas",
            "PositionalSplitBinClas", "DataDependentKBinClas", "APrivTrainsOnD"]
 
 #: name → (what the code does wrong, true effect on privacy, violates the stated (ε, δ)?)
@@ -62,6 +63,13 @@ BUGS: dict[str, tuple[str, str, bool]] = {
     "cutoff_off_by_one": ("halts one ⊥ late: ⌊T⌋+2 ⊥'s (c ≤ T+1) (V8)",
                           "one more AboveThreshold segment (2/λ): within the stated ε's slack",
                           False),
+    "noise_halved": ("both noise scales halved: threshold Lap(λ/2), query Lap(λ) (ours)",
+                     "per-⊥ cost 4/λ vs 2/λ: within the stated ε's slack at the paper's "
+                     "constants (T = 1), visible only against the internal bound", False),
+    "signed_gap": ("dist from the signed gap ct(1) − ct(0), the |·| forgotten (ours)",
+                   "every 0-labelled query gets dist 0, hence ⊥, and the run halts early: a "
+                   "utility bug (Theorem 3.2, Claim 4.1, Theorem 4.2 fail); privacy is kept "
+                   "(dist has sensitivity 1)", False),
 }
 _COUNT_BUGS = tuple(BUGS)
 
@@ -91,6 +99,8 @@ class BuggyBinClasCounts:
         p = buggy_params(self.params, self.bug)
         ref = BinClasCounts(p, distance="paper" if self.bug == "paper_distance" else "sensitivity1")
         labels, dist = ref.labels_and_dist(data)
+        if self.bug == "signed_gap":
+            dist = dist_sensitivity1(np.maximum(0, 2 * ref.counts(data) - p.k))
         if self.bug == "raw_majority":
             return np.broadcast_to(labels, (size, p.m)).astype(np.int8)
         if self.bug == "noisy_max_per_query":
@@ -113,13 +123,69 @@ class BuggyBinClasCounts:
             kw["after_halt"] = "majority"
         max_bots = None if self.bug == "no_cutoff" else p.max_bots + (
             self.bug == "cutoff_off_by_one")
-        out = svt_runs(dist, labels, size, rng, lam=p.lam, w=p.w, max_bots=max_bots, **kw)
+        lam = p.lam / 2 if self.bug == "noise_halved" else p.lam
+        out = svt_runs(dist, labels, size, rng, lam=lam, w=p.w, max_bots=max_bots, **kw)
         if self.bug == "bot_to_majority":
             return np.where(out >= BOT, labels, out).astype(np.int8)
         if self.bug == "release_counts":
             counts = np.where(out < BOT, ref.counts(data), -1)
             return np.concatenate([out.astype(np.int64), counts], axis=1)
         return out
+
+
+#: A_stab variants (Theorems 2.4, 2.5): name → (what the code does wrong, true effect)
+ASTAB_BUGS: dict[str, tuple[str, str]] = {
+    "paper_distance": ("dist = max{0, g − 1} (Algorithm 2's printed formula, V1)",
+                       "one vote flip moves dist by 2: exact ε = 2ε on the shift pair"),
+    "gamma_without_eps": ("Γ = ln(1/δ) instead of ln(1/δ)/ε (ours)",
+                          "for ε < 1 the label leaks w.p. ½δ^ε > δ on the flip pair"),
+    "noise_for_sensitivity_two": ("noise Lap(2/ε), calibrated for a sensitivity-2 distance "
+                                  "(ours)", "P(⊥) at the stable distance d* is ½β^{1/2} > β "
+                                  "(Theorem 2.5 fails), and the unstable label leaks w.p. "
+                                  "½δ^{1/2} > δ (Theorem 2.4 fails too)"),
+}
+
+
+@dataclass(frozen=True)
+class BuggyAStab(AStab):
+    """A_stab with one bug of :data:`ASTAB_BUGS` (same data, outputs and exact ``pmf``).
+
+    References
+    ----------
+    Bassily, Thakkar, Thakurta 2018, Algorithm 1, Theorems 2.4 and 2.5.
+    """
+
+    bug: str = "paper_distance"
+
+    def __post_init__(self) -> None:
+        if self.bug not in ASTAB_BUGS:
+            raise InvalidArgument(f"bug={self.bug!r} must be one of {sorted(ASTAB_BUGS)}")
+        if self.bug == "paper_distance":
+            object.__setattr__(self, "distance", "paper")
+        super().__post_init__()
+
+    @property
+    def threshold(self) -> float:
+        """Γ as the buggy code computes it."""
+        if self.bug == "gamma_without_eps":
+            return math.log(1 / self.delta)
+        return super().threshold
+
+    @property
+    def noise_scale(self) -> float:
+        """Scale of the Laplace noise on dist."""
+        return (2.0 if self.bug == "noise_for_sensitivity_two" else 1.0) / self.epsilon
+
+    def release_probability(self, dist: float) -> float:
+        """``P(dist + Lap(noise_scale) > Γ)``."""
+        z = (dist - self.threshold) / self.noise_scale
+        return 0.5 * math.exp(z) if z <= 0 else 1.0 - 0.5 * math.exp(-z)
+
+    def sample(self, votes: ArrayLike, size: int, rng: np.random.Generator) -> NDArray[np.int8]:
+        """``size`` independent releases."""
+        label, d = self.label_and_dist(votes)
+        noisy = d + rng.laplace(0.0, self.noise_scale, size)
+        return np.where(noisy > self.threshold, label, BOT).astype(np.int8)
 
 
 class NoSplitBinClas(ABinClas):

@@ -111,16 +111,21 @@ def threshold_erm_counts(t_star: float, n_chunk: int, k: int, queries: NDArray[n
                          rng: np.random.Generator) -> NDArray[np.int64]:
     """Exact vote counts of k ThresholdERM chunks of ``n_chunk`` realizable U[0,1] points.
 
-    Each chunk's threshold is its smallest positive point: N ~ Bin(n_chunk, 1−t*),
-    t̂ = t* + (1−t*)(1 − U^{1/N}) (+∞ if N = 0) — exact in law, without materialising data.
+    Each chunk's threshold t̂ is its smallest positive point, i.i.d. over chunks with CDF
+    ``F(q) = 1 − (1 − (q − t*))^{n_chunk}`` for ``t* ≤ q ≤ 1`` (0 below t*; t̂ = +∞ when the
+    chunk has no positive point). The counts ``#{j : t̂_j ≤ q}`` at the sorted queries are the
+    cumulative sums of one multinomial draw of k over the cells between them — exact in law,
+    O(m) whatever k, without materialising data or thresholds.
     """
-    n_pos = rng.binomial(n_chunk, 1.0 - t_star, k)
-    u = rng.random(k)
-    with np.errstate(divide="ignore"):
-        t_hat = np.where(n_pos > 0, t_star + (1 - t_star) * -np.expm1(np.log(u) / np.maximum(
-            n_pos, 1)), np.inf)
-    t_hat.sort()
-    return np.searchsorted(t_hat, queries, side="right").astype(np.int64)
+    q = np.asarray(queries, dtype=float)
+    order = np.argsort(q, kind="stable")
+    x = np.clip(q[order] - t_star, 0.0, 1.0 - t_star)
+    cdf = -np.expm1(n_chunk * np.log1p(-x))            # F at the sorted queries
+    cells = np.diff(cdf, prepend=0.0)
+    draw = rng.multinomial(k, np.append(cells, max(0.0, 1.0 - cdf[-1])) if q.size else [1.0])
+    counts = np.empty(q.size, dtype=np.int64)
+    counts[order] = np.cumsum(draw[:-1])
+    return counts
 
 
 def noisy_threshold_counts(t_star: float, eta: float, n_chunk: int, k: int,
@@ -223,13 +228,15 @@ def binclas_rates(rp: RateParameters, runs: int, rng: np.random.Generator, *, et
 
 
 def apriv_error(params: BinClasParams, n_chunk: int, rng: np.random.Generator,
-                t_star: float = 0.5) -> float:
+                t_star: float = 0.5, mechanism: Any = None) -> float:
     """err(ĥ; 𝒟) of one A_priv run (realizable thresholds, x ~ U[0,1], exact count sampler):
     A_binClas labels the m public points (⊥/HALT → fair coins), threshold ERM on them gives t̂,
-    and err = |min(t̂, 1) − t*| exactly."""
+    and err = |min(t̂, 1) − t*| exactly. ``mechanism`` replaces the count-level A_binClas
+    (default ``BinClasCounts(params)``; a buggy variant for mutant runs)."""
     q = rng.random(params.m)
     counts = threshold_erm_counts(t_star, n_chunk, params.k, q, rng)
-    o = BinClasCounts(params).sample(counts, 1, rng)
+    mech = BinClasCounts(params) if mechanism is None else mechanism
+    o = mech.sample(counts, 1, rng)
     labels = np.where(o >= BOT, rng.integers(0, 2, o.shape, dtype=np.int8), o)
     j = int(threshold_erm_batch(q, labels)[0])
     t_hat = float(np.sort(q)[j]) if j < params.m else math.inf

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,8 +25,8 @@ from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts
 from algorithms.model_agnostic.utility import (APriv, MajorityLearner, apriv_error, binclas_rates,
                                                rate_parameters, theorem_3_2_cutoff,
                                                threshold_erm_counts)
-from algorithms.model_agnostic.buggy import (APrivTrainsOnD, BuggyBinClasCounts, NoSplitBinClas,
-                                             buggy_params)
+from algorithms.model_agnostic.buggy import (APrivTrainsOnD, BuggyAStab, BuggyBinClasCounts,
+                                             NoSplitBinClas, buggy_params)
 from dpcheck import ApproxDP, PureDP
 from dpcheck.exact import privacy_loss
 
@@ -65,50 +66,99 @@ def families(p: BinClasParams, distance: str = "sensitivity1"
 
 # ------------------------------------------------------------------ A_stab (Theorems 2.4, 2.5)
 
+def _astab(variant: str, eps: float, delta: float) -> AStab:
+    """The reference A_stab or one of its mutants (:data:`ASTAB_BUGS`)."""
+    return AStab(eps, delta) if variant == "reference" else BuggyAStab(eps, delta, bug=variant)
+
+
+def _exact_claim(dp_counterexample: Any, holds: bool, name: str, witness: dict[str, Any]) -> None:
+    """An exact (pmf-level) check of the claim: if it fails, the witness is recorded as a
+    deterministic counterexample (fails a reference case; catches a mutant case, whose later
+    statistical calls then still run and are reported)."""
+    if not holds:
+        dp_counterexample(name, witness)
+
+
+@pytest.mark.claim(paper="003", ref="Theorem 2.4", kind="privacy")
+@pytest.mark.parametrize("variant, eps, delta", [
+    ("reference", 0.5, 0.1), ("reference", 1.0, 0.01), ("reference", 2.0, 0.01),
+    pytest.param("paper_distance", 1.0, 0.01, marks=pytest.mark.mutant("paper_distance")),
+    pytest.param("gamma_without_eps", 0.5, 0.1, marks=pytest.mark.mutant("gamma_without_eps"))])
+def test_astab_is_private_exactly_and_empirically(variant, eps, delta, dp_audit, dp_record,
+                                                  dp_counterexample):
+    """A_stab with Γ = ln(1/δ)/ε and the true distance to instability is (ε, δ)-DP: exact δ(ε)
+    of the output law over {0, 1, ⊥} on both worst-case pairs (d = ⌊Γ⌋ vs d − 1; label flip at
+    distance 0), and an audit of the sampler (200k per side). Mutants: the printed distance
+    (exact δ(1) = 0.078 on the shift pair) and Γ without the 1/ε (flip pair leaks ½δ^ε)."""
+    mech = _astab(variant, eps, delta)
+    for name, (votes, votes_prime) in zip(("shift", "flip"), astab_pairs(eps, delta)):
+        exact = privacy_loss(mech.pmf(votes), mech.pmf(votes_prime))
+        _exact_claim(dp_counterexample, exact.delta(eps) <= delta + 1e-15,
+                     f"astab_{variant}_{name}", {"votes": votes, "votes_prime": votes_prime,
+                                                 "exact_delta": exact.delta(eps),
+                                                 "claimed_delta": delta})
+        r = dp_audit(mech, votes, votes_prime, ApproxDP(eps, delta), samples=200_000)
+        dp_record("astab_audit", {"variant": variant, "pair": name, "eps": eps, "delta": delta,
+                                  "exact_delta": exact.delta(eps),
+                                  "epsilon_lower": r.epsilon_lower})
+
+
 @pytest.mark.claim(paper="003", ref="Theorem 2.4", kind="privacy")
 @pytest.mark.parametrize("eps, delta", [(0.5, 0.1), (1.0, 0.01), (2.0, 0.01)])
-def test_astab_is_private_exactly_and_empirically(eps, delta, dp_audit, dp_record):
-    """A_stab with Γ = ln(1/δ)/ε and the true distance to instability is (ε, δ)-DP: exact δ(ε)
-    of the output law over {0, 1, ⊥} on both worst-case pairs, the closed forms (ratio exactly
-    e^ε on the shift pair, label leak δ/2 on the flip pair), and an audit of the sampler."""
+def test_astab_worst_case_pairs_are_tight(eps, delta):
+    """The pairs audited above are the worst cases: closed forms of the reference's law (ratio
+    exactly e^ε on the shift pair d = ⌊Γ⌋ vs d − 1, leak exactly δ/2 on the flip pair)."""
     mech = AStab(eps, delta)
     gamma = math.log(1 / delta) / eps
-    (shift_d, shift_dp), (flip_d, flip_dp) = astab_pairs(eps, delta)
+    (shift_d, shift_dp), (flip_d, _) = astab_pairs(eps, delta)
     d = mech.label_and_dist(shift_d)[1]
     assert mech.label_and_dist(shift_dp)[1] == d - 1
     p, q = mech.pmf(shift_d)[1], mech.pmf(shift_dp)[1]
     assert p == pytest.approx(0.5 * math.exp(-eps * (gamma - d)), rel=1e-12)
     assert p / q == pytest.approx(math.exp(eps), rel=1e-12)
     assert mech.pmf(flip_d)[1] == pytest.approx(delta / 2, rel=1e-12)
-    for votes, votes_prime in astab_pairs(eps, delta):
-        exact = privacy_loss(mech.pmf(votes), mech.pmf(votes_prime))
-        assert exact.delta(eps) <= delta + 1e-15
-        r = dp_audit(mech, votes, votes_prime, ApproxDP(eps, delta), samples=200_000)
-        dp_record("astab_audit", {"eps": eps, "delta": delta, "exact_delta": exact.delta(eps),
-                                  "epsilon_lower": r.epsilon_lower})
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 2.5", kind="utility")
-@pytest.mark.parametrize("eps, delta, beta", [(1.0, 0.01, 0.1), (0.5, 0.1, 0.05)])
-def test_astab_releases_stable_value(eps, delta, beta, dp_accuracy):
+@pytest.mark.parametrize("variant, eps, delta, beta", [
+    ("reference", 1.0, 0.01, 0.1), ("reference", 0.5, 0.1, 0.05),
+    pytest.param("noise_for_sensitivity_two", 1.0, 0.01, 0.1,
+                 marks=pytest.mark.mutant("noise_for_sensitivity_two")),
+    pytest.param("noise_for_sensitivity_two", 0.5, 0.1, 0.05,
+                 marks=pytest.mark.mutant("noise_for_sensitivity_two"))])
+def test_astab_releases_stable_value(variant, eps, delta, beta, dp_accuracy, dp_counterexample):
     """If f(D) is (ln(1/δ) + ln(1/β))/ε-stable, A_stab outputs f(D) w.p. ≥ 1 − β: exact
-    P(⊥) = β/2 at that distance, and a binomial check on the sampler at the smallest integer
-    distance above it (also compared two-sided with the closed form ½e^{−ε(d−Γ)})."""
-    mech = AStab(eps, delta)
+    P(⊥) ≤ β at the smallest integer distance d ≥ d* (for the reference, the closed form
+    ½e^{−ε(d−Γ)}), and a binomial check on the sampler there (200k trials, also two-sided
+    against the mechanism's own exact P(⊥)). Mutant: noise Lap(2/ε) (P(⊥) = ½β^{1/2})."""
+    mech = _astab(variant, eps, delta)
     d_star = (math.log(1 / delta) + math.log(1 / beta)) / eps
-    assert 1 - mech.release_probability(d_star) == pytest.approx(beta / 2, rel=1e-12)
     d = math.ceil(d_star)
     votes = [1] * (2 * d + 2) + [0]             # gap 2d + 1: true distance d
-    assert mech.label_and_dist(votes) == (1, d)
-    p_bot = 0.5 * math.exp(-eps * (d - mech.threshold))
-    assert mech.pmf(votes)[BOT] == pytest.approx(p_bot, rel=1e-12) and p_bot <= beta
+    assert AStab(eps, delta).label_and_dist(votes) == (1, d)
+    p_bot = mech.pmf(votes)[BOT]
+    _exact_claim(dp_counterexample, p_bot <= beta, f"astab_utility_{variant}",
+                 {"distance": d, "d_star": d_star, "exact_p_bot": p_bot, "beta": beta})
 
     def trial(size: int, rng: np.random.Generator) -> np.ndarray:
         return (mech.sample(votes, size, rng) != 1).astype(float)
 
     r = dp_accuracy(trial, alpha=0.5, beta=beta, trials=200_000)
     se = math.sqrt(p_bot * (1 - p_bot) / r.trials)
-    assert abs(r.failure_rate - p_bot) <= 6 * se
+    assert abs(r.failure_rate - p_bot) <= 6 * se     # the sampler follows its own exact law
+
+
+def test_astab_utility_closed_form():
+    """Reference closed forms behind Theorem 2.5: P(⊥) = β/2 exactly at d*, and
+    ½e^{−ε(d−Γ)} at the integer distances."""
+    for eps, delta, beta in ((1.0, 0.01, 0.1), (0.5, 0.1, 0.05)):
+        mech = AStab(eps, delta)
+        d_star = (math.log(1 / delta) + math.log(1 / beta)) / eps
+        assert 1 - mech.release_probability(d_star) == pytest.approx(beta / 2, rel=1e-12)
+        d = math.ceil(d_star)
+        votes = [1] * (2 * d + 2) + [0]
+        assert mech.pmf(votes)[BOT] == pytest.approx(0.5 * math.exp(-eps * (d - mech.threshold)),
+                                                     rel=1e-12)
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy", expect="erratum")
