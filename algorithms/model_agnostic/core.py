@@ -226,6 +226,39 @@ def svt_answer_probability(gap_to_threshold: float, lam: float) -> float:
     return s if x >= 0 else 1.0 - s
 
 
+_FEW_RUNS = 4
+
+
+def _first_at_most(row: NDArray[np.float64], start: int, threshold: float) -> int:
+    """First index ``i ≥ start`` with ``row[i] ≤ threshold`` (``row.size`` if none), scanning
+    windows of doubling width: O(answer − start) instead of O(row.size)."""
+    width = 64
+    while start < row.size:
+        hit = np.flatnonzero(row[start:start + width] <= threshold)
+        if hit.size:
+            return start + int(hit[0])
+        start += width
+        width *= 2
+    return row.size
+
+
+def _scan_run(block: NDArray[np.int8], margin: NDArray[np.float64], rho: NDArray[np.float64],
+              nb: int, refresh: bool, halt: bool) -> None:
+    """One run of :func:`svt_runs`'s loop in place (same noise, same outputs as the vectorised
+    path; used when a block holds few runs, e.g. utility runs with thousands of ⊥'s)."""
+    m, start, first = block.size, 0, block.size
+    for s in range(nb):
+        if start >= m:
+            break
+        first = _first_at_most(margin, start, float(rho[s if refresh else 0]))
+        if first >= m:
+            break
+        block[first] = BOT
+        start = first + 1
+    if halt and first < m:
+        block[first + 1:] = HALT
+
+
 def svt_runs(dist: NDArray[np.int64], labels: NDArray[np.int8], size: int,
              rng: np.random.Generator, *, lam: float, w: float, max_bots: int | None,
              query_scale: float | None = None, refresh: bool = True, shared_noise: bool = False,
@@ -251,6 +284,12 @@ def svt_runs(dist: NDArray[np.int64], labels: NDArray[np.int8], size: int,
         nu = rng.laplace(0.0, q_scale, noise_shape) if q_scale > 0 else np.zeros(noise_shape)
         margin = dist + nu - w                       # ⊥ iff margin <= ρ_s
         block = np.broadcast_to(labels, (b, m)).copy()
+        if b <= _FEW_RUNS:                           # few long runs: scan, O(m + #⊥) each
+            for r in range(b):
+                _scan_run(block[r], margin[r], rho[r], nb, refresh,
+                          max_bots is not None and max_bots <= m and after_halt == "halt")
+            out[lo:lo + b] = block
+            continue
         start = np.zeros(b, dtype=np.int64)
         first = np.full(b, m, dtype=np.int64)
         for s in range(nb):

@@ -61,6 +61,7 @@ def families(p: BinClasParams, distance: str = "sensitivity1"
         "W3_mixed": (c([x + 1, x] + [k - half] * (m - 2)), c([x, x + 1] + [k - half] * (m - 2))),
         "W4_post_halt": (c(tied), np.r_[c(tied)[:p.max_bots], c(tied)[p.max_bots:] - 1]),
         "W5_stable": (c(stable), c(stable) - 1),
+        "W3_long": (c([x + 1] * (m - 1) + [x]), c([x] * (m - 1) + [x + 1])),
     }
 
 
@@ -235,19 +236,42 @@ def test_lemma_3_3_strict_inequality_fails_at_b0(dp_counterexample, dp_record, d
 
 # ------------------------------------------------------------------ Theorem 3.1 (privacy)
 
+def _binclas(p: BinClasParams, variant: str, distance: str = "sensitivity1") -> Any:
+    """The count-level A_binClas or one of its mutants (:data:`BUGS`)."""
+    return BinClasCounts(p, distance=distance) if variant == "reference" else \
+        BuggyBinClasCounts(p, variant)
+
+
+def _m(name: str, *args: Any) -> Any:
+    return pytest.param(name, *args, marks=pytest.mark.mutant(name))
+
+
 @pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
-@pytest.mark.parametrize("distance, family", [
-    ("sensitivity1", "W1_label_flip"), ("sensitivity1", "W2_monotone"),
-    ("sensitivity1", "W3_mixed"), ("sensitivity1", "W4_post_halt"),
-    ("sensitivity1", "W5_stable"), ("paper", "W2_monotone"), ("paper", "W3_mixed")])
-def test_binclas_is_private_at_paper_constants(distance, family, dp_audit, dp_record):
+@pytest.mark.parametrize("variant, distance, family", [
+    ("reference", "sensitivity1", "W1_label_flip"), ("reference", "sensitivity1", "W2_monotone"),
+    ("reference", "sensitivity1", "W3_mixed"), ("reference", "sensitivity1", "W3_long"),
+    ("reference", "sensitivity1", "W4_post_halt"), ("reference", "sensitivity1", "W5_stable"),
+    ("reference", "paper", "W2_monotone"), ("reference", "paper", "W3_mixed"),
+    _m("raw_majority", "sensitivity1", "W1_label_flip"),
+    _m("no_dist_noise", "sensitivity1", "W3_mixed"),
+    _m("noise_scale_eps", "sensitivity1", "W3_long"),
+    _m("shared_noise", "sensitivity1", "W3_mixed"),
+    _m("output_after_halt", "sensitivity1", "W4_post_halt"),
+    _m("log10", "sensitivity1", "W1_label_flip"),
+    _m("release_counts", "sensitivity1", "W5_stable"),
+    _m("bot_to_majority", "sensitivity1", "W1_label_flip")])
+def test_binclas_is_private_at_paper_constants(variant, distance, family, dp_audit, dp_record):
     """A_binClas is (1, 1e-5)-DP at the paper's exact λ, w, k (T = 1, m = 10) on the notes'
-    worst-case count families; also for the printed distance (provably ≤ ε for T ≲ 22)."""
-    d, d_prime = families(PAPER, distance)[family]
-    r = dp_audit(BinClasCounts(PAPER, distance=distance), d, d_prime, ApproxDP(1.0, 1e-5),
+    worst-case count families (1e6 runs per side); also for the printed distance (provably ≤ ε
+    for T ≲ 22). The pair is built for the k the code computes (only ``log10`` changes it).
+    Mutants (notes §4): V2, V3, V4, V17, V9, V14, V18, V20. Within the stated ε's slack, hence
+    NOT caught here (see the internal-accounting test): V1 printed distance, V5 query noise
+    Lap(λ), both noise scales halved."""
+    d, d_prime = families(buggy_params(PAPER, variant), distance)[family]
+    r = dp_audit(_binclas(PAPER, variant, distance), d, d_prime, ApproxDP(1.0, 1e-5),
                  samples=SAMPLES)
-    dp_record("binclas_paper_constants", {"distance": distance, "family": family,
-                                          "epsilon_lower": r.epsilon_lower})
+    dp_record("binclas_paper_constants", {"variant": variant, "distance": distance,
+                                          "family": family, "epsilon_lower": r.epsilon_lower})
 
 
 INTERNAL = BinClasParams(epsilon=1.0, delta=0.05, T=1, m=6, cutoff="strict", lam_override=1.0,
@@ -263,49 +287,33 @@ def internal_pair(x: int, ell: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
-def test_binclas_internal_accounting_holds(dp_audit, dp_record):
+@pytest.mark.parametrize("variant, x", [
+    ("reference", 3), ("reference", 5), _m("query_noise_lambda", 5), _m("paper_distance", 3),
+    _m("noise_halved", 5), _m("no_cutoff", 5)])
+def test_binclas_internal_accounting_holds(variant, x, dp_audit, dp_record):
     """INTERNAL (ours, not the paper's statement): with one ⊥-segment (strict cutoff, T = 1) and
-    no label flip, a run is (2/λ)-DP; λ = 1, w = 5. Passes for the reference implementation."""
-    for x in (3, 5):
-        r = dp_audit(BinClasCounts(INTERNAL), *internal_pair(x), PureDP(2.0), samples=2 * SAMPLES)
-        dp_record("internal_reference", {"x": x, "epsilon_lower": r.epsilon_lower})
-
-
-@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy", expect="violation")
-@pytest.mark.parametrize("bug", ["query_noise_lambda", "paper_distance", "no_cutoff"])
-def test_binclas_internal_accounting_catches_bugs(bug, dp_audit, dp_record):
-    """INTERNAL: bugs within the stated ε's slack at paper constants exceed the 2/λ bound at
-    λ = 1: query noise Lap(λ) (per-⊥ cost 3/λ, ×1.5), the printed distance (4/λ, ×2), no
+    no label flip, a run is (2/λ)-DP; λ = 1, w = 5, pair W3 at distance x (2e6 runs per side).
+    Mutants within the stated ε's slack at the paper's constants, caught only here: query noise
+    Lap(λ) (per-⊥ cost 3/λ), the printed distance (4/λ), both noise scales halved (4/λ); and no
     cutoff (unbounded)."""
-    x = {"query_noise_lambda": 5, "paper_distance": 3, "no_cutoff": 5}[bug]   # pair W3 at x
-    r = dp_audit(BuggyBinClasCounts(INTERNAL, bug), *internal_pair(x), PureDP(2.0),
+    r = dp_audit(_binclas(INTERNAL, variant), *internal_pair(x), PureDP(2.0),
                  samples=2 * SAMPLES)
-    dp_record("internal_bug", {"bug": bug, "x": x, "epsilon_lower": r.epsilon_lower})
-
-
-def _w3_long(p: BinClasParams) -> tuple[np.ndarray, np.ndarray]:
-    half, x, m = (p.k + 1) // 2, round(p.w), p.m
-    return half + np.array([x + 1] * (m - 1) + [x]), half + np.array([x] * (m - 1) + [x + 1])
+    dp_record("internal_accounting", {"variant": variant, "x": x,
+                                      "epsilon_lower": r.epsilon_lower})
 
 
 W_LARGE_T = BinClasParams(epsilon=1.0, delta=0.01, T=10, m=20)
 
 
-@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy", expect="violation")
-@pytest.mark.parametrize("bug, family", [
-    ("raw_majority", "W1_label_flip"), ("no_dist_noise", "W3_mixed"),
-    ("noise_scale_eps", "W3_long"), ("shared_noise", "W3_mixed"),
-    ("output_after_halt", "W4_post_halt"), ("log10", "W1_label_flip"),
-    ("w_without_m", "W1_label_flip")])
-def test_buggy_binclas_is_caught(bug, family, dp_audit, dp_record):
-    """Buggy variants (notes §4) violate (1, 1e-5) at the paper's constants (T = 1, m = 10);
-    ``w_without_m`` needs T ≥ 3 and is audited at its own exact constants (1, 0.01), T=10, m=20."""
-    p = W_LARGE_T if bug == "w_without_m" else PAPER
-    seen = buggy_params(p, bug)                  # the k the buggy code splits into (log10)
-    pair = _w3_long(seen) if family == "W3_long" else families(seen)[family]
-    r = dp_audit(BuggyBinClasCounts(p, bug), *pair, ApproxDP(p.epsilon, p.delta),
-                 samples=SAMPLES // 2 if bug == "w_without_m" else SAMPLES)
-    dp_record("buggy_binclas", {"bug": bug, "family": family, "epsilon_lower": r.epsilon_lower})
+@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("w_without_m")])
+def test_binclas_is_private_large_t(variant, dp_audit, dp_record):
+    """(1, 0.01)-DP at its exact constants with T = 10, m = 20 on the label-flip family W1
+    (500k runs per side). Mutant V15 (w = 2λ ln(2/δ), without the m), whose label δ-event
+    ≈ (T + 1)δ/3 exceeds δ only for T ≥ 3."""
+    pair = families(buggy_params(W_LARGE_T, variant))["W1_label_flip"]
+    r = dp_audit(_binclas(W_LARGE_T, variant), *pair, ApproxDP(1.0, 0.01), samples=SAMPLES // 2)
+    dp_record("binclas_large_t", {"variant": variant, "epsilon_lower": r.epsilon_lower})
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
@@ -358,31 +366,33 @@ def test_binclas_and_apriv_end_to_end(dp_audit, dp_record):
                              "apriv_epsilon_lower": r2.epsilon_lower})
 
 
-@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy", expect="violation")
-@pytest.mark.parametrize("variant", ["no_split", "apriv_trains_on_d"])
-def test_end_to_end_bugs_are_caught(variant, dp_audit, dp_record):
-    """V10 (no split: one record moves all k votes) and V13 (A_priv trains on Q̃ ∪ D), at
-    ε = 1, δ = 0.1, T = 1, m = 10 (k = 2 820 from the formula), 40 records."""
+@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["binclas", "apriv", _m("no_split"), _m("apriv_trains_on_d")])
+def test_end_to_end_pivotal_record(variant, dp_audit, dp_record):
+    """End to end at ε = 1, δ = 0.1, T = 1, m = 10 (k = 2 820 from the formula), 40 records
+    whose majority ties: removing one 0-labelled record flips the majority learner. A_binClas
+    and A_priv (post-processing) hold; mutants V10 (no split: one record moves all k votes) and
+    V13 (A_priv trains on Q̃ ∪ D) are caught on the same pair (100k runs per side)."""
     base = np.array([[i, i / 40, float(i % 2)] for i in range(40)])  # 20 ones: majority tie -> 0
     smaller = np.delete(base, 38, axis=0)                            # remove a 0: majority 1
-    if variant == "no_split":
-        mech: object = NoSplitBinClas(E2E_BUG, E2E_QUERIES, MajorityLearner())
-    else:
-        mech = APrivTrainsOnD(ABinClas(E2E_BUG, E2E_QUERIES, MajorityLearner()))
+    binclas = ABinClas(E2E_BUG, E2E_QUERIES, MajorityLearner())
+    mech: object = {"binclas": binclas, "apriv": APriv(binclas),
+                    "no_split": NoSplitBinClas(E2E_BUG, E2E_QUERIES, MajorityLearner()),
+                    "apriv_trains_on_d": APrivTrainsOnD(binclas)}[variant]
     r = dp_audit(mech, base, smaller, ApproxDP(1.0, 0.1), samples=100_000)
-    dp_record("end_to_end_bug", {"variant": variant, "epsilon_lower": r.epsilon_lower})
+    dp_record("end_to_end_pivotal", {"variant": variant, "epsilon_lower": r.epsilon_lower})
 
 
 # ------------------------------------------------------------------ utility
 
-def _binclas_failure(p: BinClasParams, n_chunk: int, rng: np.random.Generator
-                     ) -> tuple[bool, float]:
+def _binclas_failure(p: BinClasParams, n_chunk: int, rng: np.random.Generator,
+                     variant: str = "reference") -> tuple[bool, float]:
     """One paper-scale run with the exact threshold-ERM count sampler (t* = 0.5, x ~ U[0,1]):
     (Theorem 3.2 event failed?, error fraction of h_priv with ⊥/HALT → fair coin)."""
     q = rng.random(p.m)
     truth = (q >= 0.5).astype(np.int8)
     counts = threshold_erm_counts(0.5, n_chunk, p.k, q, rng)
-    out = BinClasCounts(p).sample(counts, 1, rng)[0]
+    out = _binclas(p, variant).sample(counts, 1, rng)[0]
     bots, halted = int(np.sum(out == BOT)), bool(np.any(out == HALT))
     wrong = int(np.sum(out != truth))             # ⊥ and HALT count as errors (notes D10)
     coins = rng.integers(0, 2, p.m)
@@ -391,27 +401,31 @@ def _binclas_failure(p: BinClasParams, n_chunk: int, rng: np.random.Generator
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.2", kind="utility")
-def test_binclas_utility_paper_scale(dp_accuracy):
+@pytest.mark.parametrize("variant", ["reference", _m("signed_gap")])
+def test_binclas_utility_paper_scale(variant, dp_accuracy):
     """Theorem 3.2, realizable thresholds, ε = 1, δ = 1e-5, β = 0.05, m = 100, α = 0.01:
     T = 8.85, k = 55 644, n/k = 1 386 = ⌈ln(k/β)/−ln(1−α)⌉ (one-sided ERM error ⇒ an
     (α, β/k, n/k) learner), n = 7.7e7 — via the exact per-chunk sampler (training is
-    infeasible at this n). Per run: no halt, #⊥ ≤ T, #wrong (⊥ counted) ≤ T; failures ≤ 2β."""
+    infeasible at this n). Per run: no halt, #⊥ ≤ T, #wrong (⊥ counted) ≤ T; failures ≤ 2β.
+    Mutant: dist from the signed vote gap (every 0-labelled query gets ⊥)."""
     alpha, beta, m = 0.01, 0.05, 100
     p = BinClasParams(1.0, 1e-5, theorem_3_2_cutoff(alpha, beta, m), m, beta=beta)
     n_chunk = math.ceil(math.log(p.k / beta) / -math.log1p(-alpha))
 
     def trial(rng: np.random.Generator) -> float:
-        return float(_binclas_failure(p, n_chunk, rng)[0])
+        return float(_binclas_failure(p, n_chunk, rng, variant)[0])
 
     dp_accuracy(trial, alpha=0.5, beta=2 * beta, trials=200)
 
 
 @pytest.mark.claim(paper="003", ref="Claim 4.1", kind="utility")
-def test_hpriv_error_paper_scale(dp_accuracy):
+@pytest.mark.parametrize("variant", ["reference", _m("signed_gap")])
+def test_hpriv_error_paper_scale(variant, dp_accuracy):
     """Claim 4.1 (realizable, γ = 0): β = α = 0.05, m = 500 ≥ 4 ln(1/(αβ))/α = 479.3, T from
     Theorem 3.2 (107.2; notes D11), k = 234 045, n/k = 300, exact sampler. err(h_priv) is
     estimated per run by its error fraction on the m i.i.d. queries (⊥/HALT → coin); check
-    P(fraction > 7α) ≤ 2β."""
+    P(fraction > 7α) ≤ 2β. Mutant: dist from the signed vote gap (0-labelled queries get ⊥
+    and the run halts after T + 1 of them: the rest are coins)."""
     alpha = beta = 0.05
     m = 500
     assert m >= 4 * math.log(1 / (alpha * beta)) / alpha
@@ -419,13 +433,14 @@ def test_hpriv_error_paper_scale(dp_accuracy):
     n_chunk = math.ceil(math.log(p.k / beta) / -math.log1p(-alpha))
 
     def trial(rng: np.random.Generator) -> float:
-        return _binclas_failure(p, n_chunk, rng)[1]
+        return _binclas_failure(p, n_chunk, rng, variant)[1]
 
     dp_accuracy(trial, alpha=7 * alpha, beta=2 * beta, trials=100)
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 4.2", kind="utility")
-def test_apriv_realizable_sample_complexity(dp_accuracy, dp_record):
+@pytest.mark.parametrize("variant", ["reference", _m("signed_gap")])
+def test_apriv_realizable_sample_complexity(variant, dp_accuracy, dp_record):
     """Theorem 4.2 with the proof's constant: w.p. ≥ 1 − 3β, err(ĥ; 𝒟) ≤ 15α (Claim 4.1's 7α
     for h_priv + α excess of the final agnostic learner + triangle inequality: 7α + 8α).
     Realizable thresholds (V = 1), t* = 0.5, x ~ U[0,1], ε = 1, δ = 1e-5, α = β = 0.02 (β ≤ α;
@@ -433,7 +448,8 @@ def test_apriv_realizable_sample_complexity(dp_accuracy, dp_record):
     m = ⌈8 ln(4/β)/α²⌉ = 105 967 makes threshold ERM an (α, β, m) agnostic learner (DKW, ours)
     and satisfies Claim 4.1's m ≥ 4 ln(1/(αβ))/α; T from Theorem 3.2 at (α, β, m) = 6 742.3
     (notes D11); k = 2 597 320 from Algorithm 2; n/k = ⌈ln(k/β)/−ln(1−α)⌉ = 925 (an
-    (α, β/k, n/k) learner), n = 2.4e9 — via the exact per-chunk sampler. err(ĥ) = |t̂ − t*|."""
+    (α, β/k, n/k) learner), n = 2.4e9 — via the exact per-chunk sampler. err(ĥ) = |t̂ − t*|.
+    Mutant: dist from the signed vote gap (h_priv's labels below t* are coins: ĥ wanders)."""
     alpha = beta = 0.02
     m = math.ceil(8 * math.log(4 / beta) / alpha ** 2)
     assert m >= 4 * math.log(1 / (alpha * beta)) / alpha
@@ -442,11 +458,11 @@ def test_apriv_realizable_sample_complexity(dp_accuracy, dp_record):
     errors: list[float] = []
 
     def trial(rng: np.random.Generator) -> float:
-        errors.append(apriv_error(p, n_chunk, rng))
+        errors.append(apriv_error(p, n_chunk, rng, mechanism=_binclas(p, variant)))
         return errors[-1]
 
-    r = dp_accuracy(trial, alpha=15 * alpha, beta=3 * beta, trials=40)
-    dp_record("theorem_4_2", {"m": m, "T": p.T, "k": p.k, "n_chunk": n_chunk, "n": p.k * n_chunk,
+    r = dp_accuracy(trial, alpha=15 * alpha, beta=3 * beta, trials=100)
+    dp_record("theorem_4_2", {"variant": variant, "m": m, "T": p.T, "k": p.k, "n_chunk": n_chunk, "n": p.k * n_chunk,
                               "bound": 15 * alpha, "failures": r.failures, "trials": r.trials,
                               "mean_err": float(np.mean(errors)),
                               "max_err": float(np.max(errors))})
@@ -500,23 +516,18 @@ def test_binclas_rate_scaling_agnostic(dp_rng, dp_record):
         "theorem_slope_vs_n": -2 / 3, "grid": grid})
 
 
-@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy", expect="violation")
-@pytest.mark.parametrize("bug", ["release_counts", "noisy_max_per_query", "bot_to_majority"])
-def test_leaky_outputs_are_caught(bug, dp_audit, dp_record):
-    """V18 (ct(1) of answered queries released as a 'confidence'; W5 stable pair: ε = ∞), V20
-    (h_priv maps ⊥/HALT to the raw majority; W1 tied pair: ε = ∞), both at the paper's constants
-    (1, 1e-5, T = 1, m = 10); V19 (per-query Report-Noisy-Max with the paper's λ, no SVT) needs
-    many tied queries: audited at its own stated (4, 0.05), T = 1, m = 50 (λ = 2.72) on the
-    number of 1-labels (shift ≈ m/(2λ), std ≈ √m/2), where the real A_binClas is private."""
-    if bug == "noisy_max_per_query":
-        p = BinClasParams(epsilon=4.0, delta=0.05, T=1, m=50, odd_k=True)
-        pair, kw = families(p)["W1_label_flip"], {"features": lambda o: o.sum(axis=1)}
-    else:
-        p, kw = PAPER, {}
-        pair = families(p)["W5_stable" if bug == "release_counts" else "W1_label_flip"]
-    r = dp_audit(BuggyBinClasCounts(p, bug), *pair, ApproxDP(p.epsilon, p.delta),
-                 samples=200_000, **kw)
-    dp_record("leaky_outputs", {"bug": bug, "epsilon_lower": r.epsilon_lower})
+MANY_TIED = BinClasParams(epsilon=4.0, delta=0.05, T=1, m=50, odd_k=True)   # λ = 2.72
+
+
+@pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("noisy_max_per_query")])
+def test_binclas_is_private_many_tied_queries(variant, dp_audit, dp_record):
+    """(4, 0.05)-DP at its exact constants with T = 1, m = 50 tied queries (family W1), audited
+    on the number of 1-labels (200k runs per side). Mutant V19 (per-query Report-Noisy-Max with
+    the paper's λ, no SVT): shift ≈ m/(2λ) against std ≈ √m/2."""
+    r = dp_audit(_binclas(MANY_TIED, variant), *families(MANY_TIED)["W1_label_flip"],
+                 ApproxDP(4.0, 0.05), samples=200_000, features=lambda o: o.sum(axis=1))
+    dp_record("binclas_many_tied", {"variant": variant, "epsilon_lower": r.epsilon_lower})
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.1", kind="privacy")
