@@ -461,7 +461,7 @@ def test_apriv_realizable_sample_complexity(variant, dp_accuracy, dp_record):
         errors.append(apriv_error(p, n_chunk, rng, mechanism=_binclas(p, variant)))
         return errors[-1]
 
-    r = dp_accuracy(trial, alpha=15 * alpha, beta=3 * beta, trials=100)
+    r = dp_accuracy(trial, alpha=15 * alpha, beta=3 * beta, trials=40)
     dp_record("theorem_4_2", {"variant": variant, "m": m, "T": p.T, "k": p.k, "n_chunk": n_chunk, "n": p.k * n_chunk,
                               "bound": 15 * alpha, "failures": r.failures, "trials": r.trials,
                               "mean_err": float(np.mean(errors)),
