@@ -4,6 +4,7 @@ thin wrappers/subclasses of the correct mechanisms in :mod:`algorithms.closure` 
 found by the tests in ``properties/closure/test_bugs.py``.
 
 Privacy bugs
+    * :class:`ErmClosureLearn` (BUG-1 in Algorithm 5): deterministic ERM relabeling per round.
     * :class:`UnsubsampledAgnostic` (BUG-8): A runs on all of D̃, on its first ``⌊|D|/9⌋``
       rows, or on ``⌊|D|/9⌋`` rows drawn *without* replacement. Not a privacy violation: still a
       (1, 0)-DP learner applied to a relabeled database, so Lemma 5.3 gives (1 + ln 4e, 0).
@@ -49,7 +50,7 @@ from .learners import SubsampledLearner
 from .relabel_pmf import LabelRandomizedResponse
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["ErrorRateAgnostic", "UnsubsampledAgnostic", "full_size_subsample",
+__all__ = ["ErmClosureLearn", "ErrorRateAgnostic", "UnsubsampledAgnostic", "full_size_subsample",
            "ReusingClosureLearn", "WrongCompletionClosureLearn", "UnrelabeledClosureLearn",
            "SortedSplitAgnostic", "FullClassAgnostic", "overleaking_rr", "with_learner_epsilon"]
 
@@ -192,6 +193,30 @@ class ReusingClosureLearn(ClosureLearn):
             raise InvalidArgument(f"|S|={len(s)} must be even with |D| >= 9")
         item = (counts_of(s[: len(s) // 2], self.n), _support_of_counts(counts_of(s, self.n)))
         return [item] * len(self.classes)
+
+
+@dataclass(frozen=True)
+class ErmClosureLearn(ClosureLearn):
+    """BUG-1 in A_ClosureLearn: round ``i`` relabels with the deterministic minimiser of score
+    (17) (the first pattern of least score) instead of the exponential mechanism. True effect:
+    the relabeled D̃_i jumps between patterns when one example moves the argmin, and A′ sees
+    the jump: exact transcript loss 6.36 > 4 at |D_i| = 99 (AND of thresholds / negated
+    thresholds on {0..3}), while at |D_i| ≤ 27 A′'s 1–3 draws hide it (≤ 1.27).
+
+    References
+    ----------
+    Seed 004, Algorithm 5 step 2b (Algorithm 2 step 3), Lemma 7.2; notes §6 BUG-1.
+    """
+
+    def round_law(self, i: int, prefix: Sequence[int], d_counts: np.ndarray,
+                  support: int) -> tuple[np.ndarray, np.ndarray]:
+        """Round ``i``'s patterns and a point mass on the first minimiser of score (17)."""
+        pats = patterns(self.classes[i], support)
+        pre = np.array([self.learners[j].labels[h] for j, h in enumerate(prefix)],
+                       np.int64).reshape(len(prefix), self.n)
+        rest = [lr.labels for lr in self.learners[i + 1:]]
+        return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest,
+                                                                  d_counts), erm=True)
 
 
 @dataclass(frozen=True)

@@ -56,15 +56,18 @@ def relabel_patterns(cls: ConceptClass, d: Any, t: Any = ()) -> ConceptClass:
     return from_masks(cls.n, (h & pm for h in cls.masks))
 
 
-def relabel_pattern_pmf(cls: ConceptClass, d: Any, t: Any = ()) -> dict[int, float]:
+def relabel_pattern_pmf(cls: ConceptClass, d: Any, t: Any = (),
+                        bug: str | None = None) -> dict[int, float]:
     """Exact law of the pattern chosen in Step 3 of ``A_Relabel(D, T)``: Algorithm 1 with
-    ε = 1 over ``Π_H(P)``, score = mistakes on D.
+    ε = 1 over ``Π_H(P)``, score = mistakes on D. ``bug`` is passed to the
+    :class:`ExponentialLearner` (``"sign"``: weights exp(+q/2), as the proof of Lemma 5.3
+    writes them — BUG-3 copied into A_Relabel).
 
     References
     ----------
     Seed 004, Algorithm 2, Step 3; Claim 5.4 and the proof of Lemma 5.3 (``w_{t,h}``).
     """
-    return ExponentialLearner(relabel_patterns(cls, d, t), 1.0).pmf(d)
+    return ExponentialLearner(relabel_patterns(cls, d, t), 1.0, bug=bug).pmf(d)
 
 
 def _relabel(sample: np.ndarray, pattern: int) -> tuple[tuple[int, int], ...]:

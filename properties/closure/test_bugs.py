@@ -1,16 +1,16 @@
 """Seed 004, buggy variants BUG-4 and BUG-8..BUG-15 of the relabeling learners (notes §6).
 
-Each variant (``algorithms/closure_buggy.py``) is a wrapper of the correct mechanism. A privacy
-bug that really breaks the claim gets ``expect="violation"`` with an exact loss (from ``pmf``)
-and, where a sampler exists, a ``dp_audit``; a variant that turns out *not* to break privacy at
-testable sizes gets an ``expect="holds"`` test recording the exact loss and why; utility bugs
-get ``dp_accuracy`` with ``expect="violation"`` against the derived chains of
-``properties/closure/test_pipeline.py``.
+Variants that are *not* privacy violations at testable sizes (BUG-8, 13, 14; BUG-10 at
+|D| = 9; BUG-12's privacy) get tests recording the exact loss and why. The buggy variants that
+do break a claim run as ``mutant`` cases of the claim tests themselves (same pairs, sizes and
+budget as the reference): BUG-1, 5, 6, 7 and BUG-4a in ``test_pipeline.py`` (Theorem 2.4),
+BUG-1 in A_ClosureLearn (Lemma 7.2), BUG-11 and 12 (Lemma 7.3), BUG-9 (Lemma 3.12), BUG-2, 3
+(Proposition 3.13), BUG-15 (Lemma 5.3), BUG-4b (Example 5.2) in ``test_learners.py`` /
+``test_theory.py``.
 
-Findings (exact, this file): BUG-9 (A′ draws |D| rows) loss 1.4173 at |D| = 9 and 1.6361 at
-|D| = 18 > ε = 1; BUG-15 with leak probability 20δ gives δ(ε_A + 3) = 20δ > 4eδ, but the
-notes' 10δ gives 10δ < 4eδ ≈ 10.87δ (not caught by the hockey-stick test); BUG-8, BUG-13,
-BUG-14 and BUG-10 (at |D| = 9, L-EM up to ε_A = 8, k ≤ 3) stay within the claims.
+Findings (exact): BUG-15 with leak probability 20δ gives δ(ε_A + 3) = 20δ > 4eδ, but the notes'
+10δ gives 10δ < 4eδ ≈ 10.87δ (not caught by the hockey-stick test); BUG-8, BUG-13, BUG-14 and
+BUG-10 (at |D| = 9, L-EM up to ε_A = 8, k ≤ 3) stay within the claims.
 
 References
 ----------
@@ -23,19 +23,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pytest
 
-from algorithms.closure import PrivateAgnostic, class_labels
-from algorithms.closure.testbeds import (Pair, agnostic_size, closure_round_size, closure_trial,
-                                        erm_pair, random_pairs, support_pair, worst_pair)
-from algorithms.closure.buggy import (ErrorRateAgnostic, FullClassAgnostic, ReusingClosureLearn,
+from algorithms.closure import PrivateAgnostic
+from algorithms.closure.testbeds import (Pair, erm_pair, random_pairs, support_pair, worst_pair)
+from algorithms.closure.buggy import (FullClassAgnostic, ReusingClosureLearn,
                                       SortedSplitAgnostic, UnrelabeledClosureLearn,
-                                      UnsubsampledAgnostic, WrongCompletionClosureLearn,
-                                      full_size_subsample, overleaking_rr, with_learner_epsilon)
-from algorithms.closure.learners import ExponentialLearner
-from algorithms.closure.relabel_pmf import relabel_and_learn_pmf
-from algorithms.concepts import intervals, negation, thresholds
+                                      UnsubsampledAgnostic, with_learner_epsilon)
+from algorithms.concepts import negation, thresholds
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
 from dpcheck import PureDP
 from dpcheck.exact import privacy_loss
@@ -57,32 +52,6 @@ TOL = 1e-9
 
 def _pipeline_pairs() -> list[Pair]:
     return [erm_pair(13), support_pair(13), *random_pairs(4, 54, 40, seed=4)]
-
-
-# ----------------------------------------------------------------------------- BUG-9
-
-@pytest.mark.claim(paper="004", ref="Lemma 3.12", kind="privacy", expect="violation")
-def test_bug9_full_size_subsample(dp_audit: Any, dp_counterexample: Any) -> None:
-    """BUG-9: A′ drawing |D| rows (not |D|/9) with replacement. A = Algorithm 1 on X = {0},
-    H = {∅, X}, ε = 1; neighbours |D|×(0,0) vs (|D|−1)×(0,0) + (0,1): exact loss 1.4173
-    (|D| = 9) and 1.6361 (|D| = 18) > 1 = ε claimed by Lemma 3.12; the correct A′ (m = 1 of
-    9) gives ≤ amplified ε ≈ 0.175. The sampler audit at PureDP(1) finds it."""
-    learner = ExponentialLearner(thresholds(1), 1.0)
-    exact = {}
-    for n in (9, 18):
-        d1, d2 = [(0, 0)] * n, [(0, 0)] * (n - 1) + [(0, 1)]
-        exact[n] = privacy_loss(full_size_subsample(learner, n).pmf(d1),
-                                full_size_subsample(learner, n).pmf(d2)).epsilon
-        assert exact[n] > 1.0
-    assert exact[9] == pytest.approx(1.41728, abs=1e-4)
-    assert exact[18] == pytest.approx(1.63610, abs=1e-4)
-    dp_counterexample("bug9_exact", {"learner": "Algorithm 1, X={0}, eps=1",
-                                     "exact_epsilon": {str(k): v for k, v in exact.items()},
-                                     "claimed_epsilon": 1.0,
-                                     "correct_amplified": amplified_epsilon_with_replacement(
-                                         1.0, 1, 9)})
-    d1, d2 = [(0, 0)] * 9, [(0, 0)] * 8 + [(0, 1)]
-    dp_audit(full_size_subsample(learner, 9), d1, d2, PureDP(1.0), samples=400_000)
 
 
 # ----------------------------------------------------------------------------- BUG-8, 13, 14
@@ -147,99 +116,7 @@ def test_bug10_reuse_not_visible_at_small_sizes(dp_record: Any) -> None:
     dp_record("bug10_reuse", rows)
 
 
-# ----------------------------------------------------------------------------- BUG-15
-
-@pytest.mark.claim(paper="004", ref="Lemma 5.3", kind="privacy", expect="violation")
-def test_bug15_overleaking_learner(dp_counterexample: Any) -> None:
-    """BUG-15: A claims (1, δ) but publishes S̃ w.p. 20δ (δ = 0.01): the exact pipeline law on
-    D1 = [(0,1),(2,0)] vs D2 = [(3,1),(2,0)] (thresholds on 4 points, V = W = ∅) has
-    δ(ε_A + 3) = 20δ = 0.2 > 4eδ = 0.1087. Finding: the notes' example leak 10δ is NOT
-    caught by this test (δ(ε_A + 3) = 10δ < 4eδ ≈ 10.87δ): a leak factor above 4e is needed;
-    the correct A (factor 1) gives exactly δ."""
-    delta, eps_a = 0.01, 1.0
-    d1, d2 = [(0, 1), (2, 0)], [(3, 1), (2, 0)]
-    found = {}
-    for factor in (1.0, 10.0, 20.0):
-        inner = overleaking_rr(eps_a, delta, factor)
-        exact = privacy_loss(relabel_and_learn_pmf(H4, d1, [], [], inner),
-                             relabel_and_learn_pmf(H4, d2, [], [], inner))
-        found[factor] = exact.delta(eps_a + 3)
-        assert found[factor] == pytest.approx(factor * delta, abs=1e-12)
-    assert found[1.0] <= 4 * math.e * delta and found[10.0] <= 4 * math.e * delta
-    assert found[20.0] > 4 * math.e * delta
-    dp_counterexample("bug15_overleak", {"delta_claimed": delta, "leak_factor": 20,
-                                         "delta_at_eps_a_plus_3": found[20.0],
-                                         "bound_4e_delta": 4 * math.e * delta,
-                                         "factor10_delta": found[10.0]})
-
-
-# ----------------------------------------------------------------------------- utility bugs
-
-
-
-@pytest.mark.claim(paper="004", ref="Theorem 2.4", kind="utility", expect="violation")
-def test_bug4_error_rate_score(dp_accuracy: Any, dp_record: Any) -> None:
-    """BUG-4a: relabel score = error rate. Thresholds on {0..31}, target 1[x ≥ 16], flip noise
-    η = 0.1, α = α_A = 0.05, β-terms 0.025, |D| from the derived chain: the relabel EM is ≈
-    uniform over the 33 patterns, so error_μ(f) − Δ > 3α + 2α_A = 0.25 w.p. ≈ 0.32
-    (12/33 if exactly uniform) > 0.1."""
-    n, eta, alpha, alpha_a, b = 32, 0.1, 0.05, 0.05, 0.025
-    h = thresholds(n)
-    mech, lab = ErrorRateAgnostic(h), class_labels(h)
-    d_size = agnostic_size(len(h), alpha, alpha_a, b)
-    target = (np.arange(n) >= 16).astype(int)
-    err_mu = eta + (1 - 2 * eta) * (lab != target).mean(1)
-    delta = float(err_mu.min())
-    cell_p = np.zeros((n, 2))
-    cell_p[np.arange(n), target] = (1 - eta) / n
-    cell_p[np.arange(n), 1 - target] = eta / n
-
-    def trial(size: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.empty(size)
-        for t in range(size):
-            dc = rng.multinomial(d_size, cell_p.reshape(-1)).reshape(n, 2)
-            tc = rng.multinomial(d_size, cell_p.reshape(-1)).reshape(n, 2)
-            sup = int(sum(1 << int(x) for x in np.flatnonzero((dc + tc).sum(1))))
-            out[t] = err_mu[mech.learn_counts(dc, sup, 1, rng)[0][0]] - delta
-        return out
-
-    r = dp_accuracy(trial, alpha=3 * alpha + 2 * alpha_a, beta=4 * b, trials=400)
-    dp_record("bug4_error_rate", {"d_size": d_size, "failure_rate": r.failure_rate})
-
-
-
-
-
-
-@pytest.mark.claim(paper="004", ref="Lemma 7.3", kind="utility", expect="violation")
-def test_bug11_wrong_completion(dp_accuracy: Any, dp_record: Any) -> None:
-    """BUG-11: score (17) completes with H_1 (thresholds) instead of H_2 (negated thresholds).
-    AND on {0..15}, target [5, 11], α = 0.05, k = 2 (setup of the Lemma 7.3 test): AND of two
-    thresholds is a threshold, so round 1 is indifferent among x ≥ a, a ≤ 5 (6 tied patterns)
-    and the final error (5 − a)/16 exceeds 5α = 0.25 when a = 0, w.p. ≈ 1/6 > β = 0.1."""
-    cl = WrongCompletionClosureLearn("and", (thresholds(16), negation(thresholds(16))))
-    alpha, b = 0.05, 0.0125
-    d_size = max(closure_round_size(cl, i, alpha, b) for i in range(2))
-    target = ((np.arange(16) >= 5) & (np.arange(16) <= 11)).astype(int)
-    r = dp_accuracy(closure_trial(cl, d_size, target), alpha=5 * alpha, beta=8 * b,
-                    trials=1500)
-    dp_record("bug11_wrong_completion", {"d_i": d_size, "failure_rate": r.failure_rate})
-
-
-@pytest.mark.claim(paper="004", ref="Lemma 7.3", kind="utility", expect="violation")
-def test_bug12_no_relabeling(dp_accuracy: Any, dp_record: Any) -> None:
-    """BUG-12: A_i on the original labels. OR of two intervals on {0..11}, target
-    [0,3] ∪ [8,11], α = 0.05, k = 2: [0,3], [8,11] and [0,11] each err on 4 points (tie), each
-    round picks one independently, and G errs on 4/12 > 5α = 0.25 unless the two rounds pick
-    the two halves (w.p. ≈ 2/9): failure ≈ 7/9 > β = 0.1."""
-    cl = UnrelabeledClosureLearn("or", (intervals(12), intervals(12)))
-    alpha, b = 0.05, 0.0125
-    d_size = max(closure_round_size(cl, i, alpha, b) for i in range(2))
-    target = ((np.arange(12) <= 3) | (np.arange(12) >= 8)).astype(int)
-    r = dp_accuracy(closure_trial(cl, d_size, target), alpha=5 * alpha, beta=8 * b,
-                    trials=300)
-    dp_record("bug12_no_relabeling", {"d_i": d_size, "failure_rate": r.failure_rate})
-
+# ----------------------------------------------------------------------------- BUG-12
 
 @pytest.mark.claim(paper="004", ref="Lemma 7.2", kind="privacy")
 def test_bug12_is_still_private(dp_record: Any) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, em_tail_bound,
@@ -29,12 +29,16 @@ from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, 
 from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
                                             claim_5_4_size_half, relabel_and_learn_pmf,
                                             relabel_pattern_pmf, relabel_patterns)
+from algorithms.closure.buggy import full_size_subsample, overleaking_rr
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
 from dpcheck import PureDP
 from dpcheck.exact import privacy_loss
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=120)
+#: claim tests with mutant cases: a failure is reported unshrunk (shrinking a mutant's
+#: counterexample costs 10-30 s and decides nothing)
+NO_SHRINK = settings(SETTINGS, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 TOL = 1e-9
 LN4E = math.log(4 * math.e)  # the constant the proof of Lemma 5.3 gives (paper states 3)
 
@@ -61,21 +65,41 @@ def _one_label_pair(m: int, j: int = 0) -> tuple[Sample, Sample]:
 
 # ============================================================================= Proposition 3.13
 
+def _m(name: str, *args: Any) -> Any:
+    return pytest.param(name, *args, marks=pytest.mark.mutant(name))
+
+
+def _exact_claim(dp_counterexample: Any, holds: bool, name: str, witness: dict[str, Any]) -> None:
+    """An exact (pmf-level) check of the claim: if it fails, the witness is recorded as a
+    deterministic counterexample (fails a reference case; catches a mutant case, whose audits
+    then still run and are reported)."""
+    if not holds:
+        dp_counterexample(name, witness)
+
+
+def _em(variant: str, h: ConceptClass, eps: float) -> ExponentialLearner:
+    """Algorithm 1, or a mutant: ``no_half`` (BUG-2, exp(−εq)), ``sign`` (BUG-3, exp(+εq/2))."""
+    return ExponentialLearner(h, eps, bug={"reference": None, "no_half": "no-half",
+                                           "sign": "sign"}[variant])
+
+
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
-def test_em_learner_exact_epsilon_worst_case(dp_record: Any) -> None:
+@pytest.mark.parametrize("variant", ["reference", _m("no_half")])
+def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any) -> None:
     """(i) Algorithm 1 with q = #mistakes is ε-DP: exact loss on the worst-case pairs
     (H = {h≡0, h≡1} on X = {0}, one label flipped; all m ≤ 15 and all label splits) is ≤ ε,
-    and it tends to ε as εm grows (ε = 1, m = 11: 0.99303; εm = 20: ≥ 0.99ε)."""
+    and it tends to ε as εm grows (ε = 1, m = 11: 0.99303; εm = 20: ≥ 0.99ε). Mutant BUG-2
+    (weights exp(−εq): 2ε-DP)."""
     h = thresholds(1)
     worst: dict[str, float] = {}
     for eps in (0.25, 0.5, 1.0, 2.0, 4.0):
-        learner = ExponentialLearner(h, eps)
+        learner = _em(variant, h, eps)
         losses = []
         for m in range(1, 16):
             for j in range(m):
                 d1, d2 = _one_label_pair(m, j)
                 loss = privacy_loss(learner.pmf(d1), learner.pmf(d2)).epsilon
-                assert loss <= eps + TOL
+                assert loss <= eps + TOL, f"exact loss {loss:.4f} > eps = {eps} (m = {m})"
                 losses.append(loss)
         d1, d2 = _one_label_pair(math.ceil(20 / eps))  # the supremum ε is approached
         far = privacy_loss(learner.pmf(d1), learner.pmf(d2)).epsilon
@@ -103,14 +127,19 @@ def test_em_learner_privacy_random(data: st.DataObject, eps: float) -> None:
 
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
-def test_em_learner_audit(dp_audit: Any) -> None:
-    """(i) by audit of the sampler on a near-worst pair (m = 3, exact loss 0.7273 ≤ 1)."""
+@pytest.mark.parametrize("variant", ["reference", _m("no_half")])
+def test_em_learner_audit(variant: str, dp_audit: Any, dp_counterexample: Any,
+                          dp_record: Any) -> None:
+    """(i) exactly and by audit of the sampler (200k per side) on a near-worst pair (m = 3:
+    reference exact loss 0.7273 ≤ 1; mutant BUG-2 1.7353)."""
     d1, d2 = _one_label_pair(3)
-    learner = ExponentialLearner(thresholds(1), 1.0)
+    learner = _em(variant, thresholds(1), 1.0)
     exact = privacy_loss(learner.pmf(d1), learner.pmf(d2)).epsilon
-    assert exact == pytest.approx(0.72734, abs=1e-5)
+    _exact_claim(dp_counterexample, exact <= 1.0 + TOL, f"em_learner_{variant}",
+                 {"exact_epsilon": exact, "claimed_epsilon": 1.0, "d": d1, "d_prime": d2})
     r = dp_audit(learner, d1, d2, PureDP(1.0), samples=200_000)
-    assert not r.violation
+    dp_record("em_learner_audit", {"variant": variant, "exact_epsilon": exact,
+                                   "epsilon_lower": r.epsilon_lower})
 
 
 def _tail_checks(learner: ExponentialLearner, s: Sample) -> None:
@@ -136,14 +165,16 @@ def test_em_learner_utility_tail_random(data: st.DataObject, eps: float) -> None
 
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="utility")
-def test_em_learner_utility_paper_alpha(dp_record: Any) -> None:
+@pytest.mark.parametrize("variant", ["reference", _m("sign")])
+def test_em_learner_utility_paper_alpha(variant: str, dp_record: Any) -> None:
     """(ii) at the sizes of the generic learner: thresholds on 32 points, ε = 1,
     m = ⌈max(4/(εα), 8/α) ln(2|H|/β)⌉ = 575 for (α, β) = (0.1, 0.05); with Δ = α/2 the exact
-    tail P[error_S(h) > OPT + α/2] is ≤ |H| e^{−εαm/4} ≤ β/2 on noisy and adversarial samples."""
+    tail P[error_S(h) > OPT + α/2] is ≤ |H| e^{−εαm/4} ≤ β/2 on noisy and adversarial samples.
+    Mutant BUG-3 (weights exp(+εq/2), the sign of the proof of Lemma 5.3)."""
     h, eps, alpha, beta = thresholds(32), 1.0, 0.1, 0.05
     m = math.ceil(max(4 / (eps * alpha), 8 / alpha) * math.log(2 * len(h) / beta))
     assert m == 575
-    learner = ExponentialLearner(h, eps)
+    learner = _em(variant, h, eps)
     rng = np.random.default_rng(20240604)
     worst = 0.0
     for trial in range(20):
@@ -157,46 +188,9 @@ def test_em_learner_utility_paper_alpha(dp_record: Any) -> None:
         p = np.exp(learner.log_probabilities(s))
         tail = float(p[q > q.min() + alpha / 2 * m].sum())
         bound = em_tail_bound(len(h), eps, alpha / 2 * m)
-        assert tail <= bound <= beta / 2
+        assert tail <= bound <= beta / 2, f"tail {tail:.4g} > bound {bound:.4g} (trial {trial})"
         worst = max(worst, tail)
     dp_record("Prop 3.13 (ii) at m=575, thresholds(32)", {"max_tail": worst, "bound": bound})
-
-
-@pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy", expect="violation")
-def test_em_learner_missing_half_exact(dp_counterexample: Any) -> None:
-    """BUG-2: weights exp(−ε q) (sensitivity misstated) are 2ε-DP, not ε-DP: on the worst-case
-    pair at ε = 1, m = 11 the exact loss is 1.99989 > 1."""
-    d1, d2 = _one_label_pair(11)
-    buggy = ExponentialLearner(thresholds(1), 1.0, bug="no-half")
-    loss = privacy_loss(buggy.pmf(d1), buggy.pmf(d2)).epsilon
-    assert loss > 1.99
-    dp_counterexample("EM without /2, X={0}, H={0,1}, m=11, eps=1",
-                      {"exact_epsilon": loss, "claimed_epsilon": 1.0, "d": d1, "d_prime": d2})
-
-
-@pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy", expect="violation")
-def test_em_learner_missing_half_audit(dp_audit: Any) -> None:
-    """BUG-2 caught by a sampling audit (m = 3: exact loss 1.7353 vs claim 1)."""
-    d1, d2 = _one_label_pair(3)
-    r = dp_audit(ExponentialLearner(thresholds(1), 1.0, bug="no-half"), d1, d2, PureDP(1.0),
-                 samples=200_000)
-    assert r.violation
-
-
-@pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="utility", expect="violation")
-def test_em_learner_sign_flip_utility(dp_counterexample: Any) -> None:
-    """BUG-3: weights exp(+ε q/2) (the sign in the proof of Lemma 5.3) keep the privacy but
-    break (ii): thresholds on 8 points, realizable m = 20, ε = 1: P[q ≥ ê + Δm] ≫ bound."""
-    h = thresholds(8)
-    s = [(x % 8, int(x % 8 >= 4)) for x in range(20)]
-    buggy, good = ExponentialLearner(h, 1.0, bug="sign"), ExponentialLearner(h, 1.0)
-    t = 5.0
-    bound = em_tail_bound(len(h), 1.0, t)
-    assert good.tail(s, t) <= bound
-    tail = buggy.tail(s, t)
-    assert tail > bound
-    dp_counterexample("EM with exp(+q/2), thresholds(8), m=20, t=5",
-                      {"tail": tail, "bound": bound})
 
 
 # ============================================================================= Lemma 3.12
@@ -225,13 +219,22 @@ def test_subsampled_learner_exact_epsilon_paper_constants(dp_record: Any) -> Non
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 3.12", kind="privacy")
-def test_subsampled_learner_audit(dp_audit: Any) -> None:
-    """Lemma 3.12 at ε = 1, m = 10 (90 examples) by audit of the sampler (exact loss 0.1849)."""
+@pytest.mark.parametrize("variant", ["reference", _m("full_size_subsample")])
+def test_subsampled_learner_audit(variant: str, dp_audit: Any, dp_counterexample: Any,
+                                  dp_record: Any) -> None:
+    """Lemma 3.12 at ε = 1, m = 10 (90 examples: 89 × (0,0) vs one label flipped), exactly and
+    by audit of the sampler at PureDP(1) (200k per side): reference exact loss 0.1849. Mutant
+    BUG-9 (A′ draws |D| = 90 rows instead of |D|/9)."""
     d1, d2 = _one_label_pair(90)
-    a = SubsampledLearner(ExponentialLearner(thresholds(1), 1.0), 10)
-    assert privacy_loss(a.pmf(d1), a.pmf(d2)).epsilon == pytest.approx(0.18494, abs=1e-4)
+    learner = ExponentialLearner(thresholds(1), 1.0)
+    a = SubsampledLearner(learner, 10) if variant == "reference" else \
+        full_size_subsample(learner, 90)
+    exact = privacy_loss(a.pmf(d1), a.pmf(d2)).epsilon
+    _exact_claim(dp_counterexample, exact <= 1.0 + TOL, f"subsampled_{variant}",
+                 {"exact_epsilon": exact, "claimed_epsilon": 1.0, "n": 90})
     r = dp_audit(a, d1, d2, PureDP(1.0), samples=200_000)
-    assert not r.violation
+    dp_record("subsampled_learner_audit", {"variant": variant, "exact_epsilon": exact,
+                                           "epsilon_lower": r.epsilon_lower})
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 3.12", kind="privacy", expect="erratum")
@@ -330,17 +333,22 @@ def _leaky_rr(eps: float, delta: float) -> Any:
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 5.3", kind="privacy")
-@settings(derandomize=True, deadline=None, max_examples=80)
+@pytest.mark.parametrize("variant", ["reference", _m("overleak_20")])
+@settings(NO_SHRINK, max_examples=80)
 @given(data=st.data(), eps_a=st.sampled_from([0.5, 1.0, 3.0]),
        delta=st.sampled_from([0.0, 1e-3, 0.02]))
-def test_relabel_and_learn_exact(data: st.DataObject, eps_a: float, delta: float) -> None:
+def test_relabel_and_learn_exact(variant: str, data: st.DataObject, eps_a: float,
+                                 delta: float) -> None:
     """Lemma 5.3 exactly: A = RR label leaker (ε_A-DP), or its δ-leak wrapper that publishes
     the relabeled S̃ w.p. δ ((ε_A, δ)-DP, tight). The exact law of (A(S̃), Ṽ) on neighbours in
-    D∘W (V fixed) satisfies the paper's (ε_A + 3, 4eδ) and the proof's (ε_A + ln 4e, 4eδ)."""
+    D∘W (V fixed) satisfies the paper's (ε_A + 3, 4eδ) and the proof's (ε_A + ln 4e, 4eδ).
+    Mutant BUG-15: A claims (ε_A, δ) but publishes S̃ w.p. 20δ (a leak factor above 4e; the
+    notes' 10δ stays below 4eδ ≈ 10.87δ and is not a violation of the lemma's δ)."""
     h = data.draw(classes(max_n=4, max_size=8))
     d, v, w = (data.draw(_pairs(h.n, lo, hi)) for lo, hi in ((1, 3), (0, 2), (0, 2)))
     d2, w2 = _neighbour_in_dw(data, h.n, d, w)
-    inner = _leaky_rr(eps_a, delta)
+    inner = _leaky_rr(eps_a, delta) if variant == "reference" else \
+        overleaking_rr(eps_a, delta, 20.0)
     exact = privacy_loss(relabel_and_learn_pmf(h, d, v, w, inner),
                          relabel_and_learn_pmf(h, d2, v, w2, inner))
     assert exact.delta(eps_a + LN4E) <= 4 * math.e * delta + TOL
@@ -362,13 +370,15 @@ def test_relabel_and_learn_v_not_protected() -> None:
 # ============================================================================= Claim 5.4
 
 @pytest.mark.claim(paper="004", ref="Claim 5.4", kind="utility")
-@settings(derandomize=True, deadline=None, max_examples=60)
+@pytest.mark.parametrize("variant", ["reference", _m("relabel_sign")])
+@settings(NO_SHRINK, max_examples=60)
 @given(data=st.data(), alpha=st.sampled_from([0.3, 0.5, 0.8]),
        beta=st.sampled_from([0.01, 0.1, 0.3]))
-def test_claim_5_4_exact(data: st.DataObject, alpha: float, beta: float) -> None:
+def test_claim_5_4_exact(variant: str, data: st.DataObject, alpha: float, beta: float) -> None:
     """Claim 5.4 exactly: for the smallest |D| with |D| ≥ (2/α)ln(1/β) + (2VC/α)ln(e|S|/VC),
     the pattern h chosen by A_Relabel(D, T) has P[q(D, h) > min_c q(D, c) + α|D|] ≤ β (and
-    ≤ |Π_H(P)| e^{−α|D|/2}); random labels, thresholds / intervals / random classes."""
+    ≤ |Π_H(P)| e^{−α|D|/2}); random labels, thresholds / intervals / random classes. Mutant:
+    the relabel EM with weights exp(+q/2) (BUG-3's sign, as the proof of Lemma 5.3 writes it)."""
     kind = data.draw(st.sampled_from(["thr", "int", "rand"]))
     n = data.draw(st.integers(2, 8))
     h = {"thr": thresholds(n), "int": intervals(n)}.get(kind) or data.draw(classes(max_n=5))
@@ -379,7 +389,7 @@ def test_claim_5_4_exact(data: st.DataObject, alpha: float, beta: float) -> None
         size += 1
     d = data.draw(_pairs(h.n, size, size))
     t = data.draw(_pairs(h.n, t_size, t_size))
-    pmf = relabel_pattern_pmf(h, d, t)
+    pmf = relabel_pattern_pmf(h, d, t, bug=None if variant == "reference" else "sign")
     pats = relabel_patterns(h, d, t)
     q = dict(zip(pats.masks, mistakes(pats, d).tolist()))
     best = min(mistakes(h, d).tolist())
