@@ -1,7 +1,7 @@
 """Generic mutation score of the shared mechanisms against their fast unit tests (mutmut).
 
 Not part of CI. For each module of ``algorithms/mechanisms/`` that has a unit-test file
-``tests/mechanisms/test_<module>.py``, the repository is copied to a scratch directory (mutmut 3
+``tests/mechanisms/test_<module>*.py``, the repository is copied to a scratch directory (mutmut 3
 writes its mutated copies under ``mutants/`` of the directory it runs in; the checkout is never
 touched), ``[tool.mutmut]`` is set to mutate that module and to run only its unit tests, and
 ``mutmut run`` is executed. The script then prints the mutation score per module (killed /
@@ -38,18 +38,41 @@ PYTEST_ARGS = ["-p", "no:randomly", "-n", "0", "--dpcheck-report", "none", "-p",
 #: mutmut's exit codes in ``*.meta`` (the test run's exit code; 1 = a test failed = killed)
 KILLED, SURVIVED = (1, 3), (0,)
 #: survivors judged equivalent (no observable behaviour changes), with the reason
-EQUIVALENT: dict[str, str] = {}
+_P = "algorithms.mechanisms.primitives."
+_KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
+_SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
+EQUIVALENT: dict[str, str] = {
+    _P + "x__records__mutmut_19": _KIND,
+    _P + "x__records__mutmut_21": _KIND,
+    _P + "x_bounded_sum__mutmut_3": "integer=None is falsy exactly like integer=False",
+    _P + "xǁLaplaceSumǁsample__mutmut_6": _SYMMETRIC,
+    _P + "xǁGeometricSumǁsample__mutmut_21": _SYMMETRIC,
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_9": _KIND,
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_28": _KIND,
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_29": "integer values then take the float branch, "
+    "which computes the same |v − Σ| for every int64 value",
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_31": "astype(None) is astype(float64)",
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_34": "v.astype(None) is float64: |v − Σ| is the same "
+    "for integer values within 2^53",
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_55": "out is already float64",
+    _P + "xǁGeometricSumǁlog_pmf__mutmut_57": "out is already float64",
+    _P + "xǁRandomizedResponseǁsample__mutmut_8": "`<=` and `<` differ only when the uniform "
+    "draw equals keep_probability exactly (probability ≤ 2^-53)",
+    _P + "xǁRandomizedResponseǁsample__mutmut_25": "x − U and x + U (mod k) have the same law "
+    "for U uniform on {1, …, k−1}",
+}
 
 
 def _config(module: str) -> str:
     src = f"algorithms/mechanisms/{module}.py"
-    tests = f"tests/mechanisms/test_{module}.py"
+    tests = sorted(p.relative_to(ROOT).as_posix()
+                   for p in (ROOT / "tests" / "mechanisms").glob(f"test_{module}*.py"))
     also = [c for c in COPY if c != "pyproject.toml"]
     return ("\n[tool.mutmut]\n"
             f"source_paths = [{json.dumps(src)}]\n"
             f"also_copy = {json.dumps(also)}\n"
             f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}\n"
-            f"pytest_add_cli_args_test_selection = [{json.dumps(tests)}]\n")
+            f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n")
 
 
 def _prepare(module: str, where: Path) -> None:
