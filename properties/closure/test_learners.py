@@ -5,7 +5,8 @@ empirical learner), Lemma 5.3 (privacy of ``A_RelabelAndLearn``) and Claim 5.4 (
 ``A_Relabel``'s pattern choice). Every privacy loss here is computed exactly from the output
 distributions (:func:`dpcheck.exact.privacy_loss`); audits (``dp_audit``) confirm the samplers
 agree. A printed statement that is false gets an ``expect="erratum"`` test with an exact witness
-recorded through ``dp_counterexample``; a buggy variant gets ``expect="violation"``.
+recorded through ``dp_counterexample``; a buggy variant runs as a ``mutant`` case of the claim
+test it breaks (same body, same sizes), and must be caught there.
 
 References
 ----------
