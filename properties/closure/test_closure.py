@@ -313,9 +313,10 @@ def test_threshold_blowup_lower_bound(variant: str, t: int) -> None:
     t < 25 (m ≤ t: the chain of m thresholds satisfies it), so we also assert the blow-up the
     construction exists for, T(H) < m (ours; holds for t ≥ 10, measured T(H) = 3, 4, 7, 7
     against m = 4, 8, 16, 16); t = 25 (m = 32 > t, printed statement non-vacuous, T(H) = 9) is
-    slow (14 min on the loaded 2-core machine, mostly T(H ∨ H) over 4 096 hypotheses). The shattered sequence is m, m−1, …, 1 with f_m∨g_m, …, f_1∨g_1 (the printed
-    order 1..m gives h_i(x_j) = 1 ⟺ j ≤ i, the reverse of the definition). Mutant: H = the
-    chain itself (f_i = 1_[1..i], g_i = 0)."""
+    slow (14 min on the loaded 2-core machine, mostly T(H ∨ H) over 4 096 hypotheses). The
+    shattered sequence is m, m−1, …, 1 with f_m∨g_m, …, f_1∨g_1 (the printed order 1..m gives
+    h_i(x_j) = 1 ⟺ j ≤ i, the reverse of the definition). Mutant: H = the chain itself
+    (f_i = 1_[1..i], g_i = 0)."""
     m = 2 ** (t // 5)
     h, ors = _random_pair_class(m, 0) if variant == "reference" else _chain_pair_class(m)
     t_h = threshold_dimension(h)
