@@ -1,0 +1,114 @@
+"""Count-form scores of paper 002: user-level errors, surrogate scores, median scores.
+
+All functions return integer counts (numbers of users); dividing by ``n`` gives the paper's
+normalised quantities. Sensitivities (notes §4.4, checked by ``tests/pure_agnostic``): under
+adding, removing or replacing one user, ``E_t(c)``, ``min_c E_t(c)``, every range minimum and the
+median score move by at most 1; the surrogate score by at most 2. Under adding a user every
+count is non-decreasing.
+
+References
+----------
+Li–Wang–Ye (seed 002): Theorem 3.4 (item-level surrogate ``q(z,h) = min_c err_z(c) + dis_x(c,h)``),
+Theorem 4.6 (user-level ``min_c err^t_z(c) + dis^s_x(c,h)``), proof of Lemma 5.1 (median score
+``max(dis^s_x(f_{l−1}, f_{u−1}), dis^s_x(f_u, f_r))``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import Users
+
+__all__ = ["ThresholdClass", "class_errors", "mistakes", "user_errors", "threshold_mistakes", "threshold_user_errors",
+           "disagreements", "surrogate_scores", "median_scores"]
+
+
+def mistakes(users: Users, table: np.ndarray) -> np.ndarray:
+    """(n, k): ``mist_i(c)`` for every user and every row ``c`` of ``table``."""
+    ones, zeros = users.label_counts()
+    t = table.astype(np.int64)
+    return ones @ (1 - t).T + zeros @ t.T
+
+
+def user_errors(users: Users, table: np.ndarray, t: int, *, strict: bool = True) -> np.ndarray:
+    """(k,): ``E_t(c) = #{i : mist_i(c) > t}`` (``strict=False``: ``≥ t``, bug B11)."""
+    mist = mistakes(users, table)
+    return ((mist > t) if strict else (mist >= t)).sum(axis=0)
+
+
+def threshold_mistakes(users: Users) -> np.ndarray:
+    """(n, N+1): mistakes of ``f_u(x) = 1[x > u]`` on each user, by cumulative sums (notes §3.8).
+
+    ``mist_i(f_u) = #{j : x_ij ≤ u, y_ij = 1} + #{j : x_ij > u, y_ij = 0}``.
+    """
+    ones, zeros = users.label_counts()
+    n, N = ones.shape
+    c1 = np.zeros((n, N + 1), dtype=np.int64)
+    c0 = np.zeros((n, N + 1), dtype=np.int64)
+    np.cumsum(ones, axis=1, out=c1[:, 1:])
+    np.cumsum(zeros, axis=1, out=c0[:, 1:])
+    return c1 + (c0[:, -1:] - c0)
+
+
+def threshold_user_errors(users: Users, t: int) -> np.ndarray:
+    """(N+1,): ``E_t(f_u)`` for every threshold ``u = 0..N``."""
+    return (threshold_mistakes(users) > t).sum(axis=0)
+
+
+def disagreements(users: Users, concepts: np.ndarray, hyps: np.ndarray, s: int) -> np.ndarray:
+    """(|C|, |H|): ``D_s(c, h) = #{i : dcnt_i(c, h) > s}``."""
+    ones, zeros = users.label_counts()
+    occ = ones + zeros  # (n, N)
+    diff = (concepts[:, None, :] != hyps[None, :, :]).astype(np.int64)  # (|C|, |H|, N)
+    dcnt = occ @ diff.reshape(-1, diff.shape[-1]).T  # (n, |C|·|H|)
+    return (dcnt > s).sum(axis=0).reshape(concepts.shape[0], hyps.shape[0])
+
+
+def surrogate_scores(users: Users, concepts: np.ndarray, hyps: np.ndarray, t: int,
+                     s: int) -> np.ndarray:
+    """(|H|,): ``Q(h) = min_{c∈C} E_t(c) + D_s(c, h)`` (item level: ``t = s = 0``, ``m = 1``)."""
+    e = user_errors(users, concepts, t)
+    return (e[:, None] + disagreements(users, concepts, hyps, s)).min(axis=0)
+
+
+def median_scores(prefix: np.ndarray, lo: int, hi: int, s: int) -> np.ndarray:
+    """(hi−lo+1,): ``max(QL(u), QR(u))`` for ``u = lo..hi`` (proof of Lemma 5.1, count form).
+
+    ``QL(u)`` = users with more than ``s`` points in ``[lo, u−1]`` (the disagreement region of
+    ``f_{lo−1}`` and ``f_{u−1}``; ``lo = 0`` means ``[1, u−1]`` since ``f_{−1} ≡ f_0``), ``QR(u)`` =
+    users with more than ``s`` points in ``[u+1, hi]``. ``prefix`` is :meth:`Users.prefix_points`.
+    The paper's prose says "more than m·s samples"; the definition of dis^s and Corollary D.1
+    mean "more than s" (erratum, notes §6.6).
+    """
+    us = np.arange(lo, hi + 1)
+    left_lo = max(lo, 1)
+    # points in [left_lo, u−1] = P[u−1] − P[left_lo−1]  (empty when u−1 < left_lo)
+    left = prefix[:, np.maximum(us - 1, left_lo - 1)] - prefix[:, [left_lo - 1]]
+    right = prefix[:, [hi]] - prefix[:, us]  # points in [u+1, hi]
+    ql = (left > s).sum(axis=0)
+    qr = (right > s).sum(axis=0)
+    return np.maximum(ql, qr)
+
+
+class ThresholdClass:
+    """The thresholds ``{f_u : u = 0..N}`` over ``{1..N}`` (§5), with a cumulative-sum fast path."""
+
+    __slots__ = ("domain",)
+
+    def __init__(self, domain: int) -> None:
+        self.domain = int(domain)
+
+    def __repr__(self) -> str:
+        return f"ThresholdClass({self.domain})"
+
+    @property
+    def table(self) -> np.ndarray:
+        from .data import threshold_table
+        return threshold_table(self.domain)
+
+
+def class_errors(users: Users, concepts: np.ndarray | ThresholdClass, t: int) -> np.ndarray:
+    """``E_t(c)`` for every concept of a truth table or a :class:`ThresholdClass`."""
+    if isinstance(concepts, ThresholdClass):
+        return threshold_user_errors(users, t)
+    return user_errors(users, concepts, t)
