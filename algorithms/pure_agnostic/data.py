@@ -127,18 +127,19 @@ def as_users(data: Any, m: int, domain: int, name: str = "data") -> Users:
 
 
 def as_items(data: Any, domain: int, name: str = "data") -> Users:
-    """Item-level data (a sequence of ``(x, y)`` examples) as ``n`` users of one example."""
+    """Item-level data (``(x, y)`` examples, or users of one example) as users with ``m = 1``."""
     if isinstance(data, Users):
         return as_users(data, 1, domain, name)
     if isinstance(data, (str, bytes)) or not isinstance(data, Sequence | np.ndarray):
         raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of examples (x, y)")
-    arr = np.asarray(list(data) if not isinstance(data, np.ndarray) else data, dtype=object)
-    if len(arr) == 0:
+    if len(data) == 0:
         return as_users(np.zeros((0, 1, 2), dtype=np.int64), 1, domain, name)
     try:
-        flat = np.asarray([tuple(r) for r in data], dtype=np.int64)
+        flat = np.asarray([np.asarray(r) for r in data], dtype=np.int64)
     except (TypeError, ValueError):
         raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of pairs (x, y)") from None
+    if flat.ndim == 3 and flat.shape[1:] == (1, 2):  # users of one example (m = 1)
+        flat = flat[:, 0, :]
     if flat.ndim != 2 or flat.shape[1] != 2:
         raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of pairs (x, y)")
     return as_users(flat[:, None, :], 1, domain, name)
