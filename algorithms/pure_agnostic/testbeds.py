@@ -64,18 +64,18 @@ def user_pairs(pool: list[User], max_users: int, mode: str) -> Iterator[tuple[li
 
     ``mode="add_remove"``: ``(d, d + [u])``; ``mode="replace"``: ``(d + [u], d + [v])``, ``u < v``.
     """
-    for size in range(max_users + (0 if mode == "add_remove" else 1)):
-        for base in itertools.combinations_with_replacement(range(len(pool)), size):
-            d = [pool[i] for i in base]
-            if mode == "add_remove":
+    if mode == "add_remove":
+        for size in range(max_users):
+            for base in itertools.combinations_with_replacement(range(len(pool)), size):
+                d = [pool[i] for i in base]
                 for u in pool:
                     yield d, d + [u]
-            else:
-                if size == 0:
-                    continue
-                rest = d[:-1]
-                for i, j in itertools.combinations(range(len(pool)), 2):
-                    yield rest + [pool[i]], rest + [pool[j]]
+        return
+    for size in range(max_users):
+        for base in itertools.combinations_with_replacement(range(len(pool)), size):
+            rest = [pool[i] for i in base]
+            for i, j in itertools.combinations(range(len(pool)), 2):
+                yield rest + [pool[i]], rest + [pool[j]]
 
 
 @dataclass(frozen=True)

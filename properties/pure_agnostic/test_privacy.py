@@ -1,0 +1,314 @@
+"""Seed 002 (Li–Wang–Ye): every algorithm is pure ε-DP at user level — exactly and by audit.
+
+Datasets are users (blocks of ``m`` examples over ``X = {1..4}``); neighbours add or remove one
+user (the paper's relation) or replace one (``dpcheck.UserLevel(m, mode=...)``). Each claim has
+an exact test (``dpcheck.exact.privacy_loss`` of the algorithm's exact law on every pair of a
+worst-case family: canonical users of notes §4.1, found by exhaustive enumeration of small
+datasets, ``-m slow`` re-runs the enumeration) and an audit (``dp_audit`` of the vectorised
+sampler on the family's worst pairs, which also checks the sampler against the exact law).
+Mutants are the privacy bugs of notes §5, each caught by the same body.
+
+References
+----------
+Li–Wang–Ye (seed 002): Lemma C.1, Algorithm 2 / Lemma 4.5, Lemma 5.1, Algorithm 1,
+Theorems 3.4, 4.6, 5.2; notes ``shared/research/seed-002.md`` §4.1, §5 (B1–B4, B6, B8).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from algorithms.pure_agnostic import (ItemLearner, PrivateCompare, PrivateMedian, PrivateMinError,
+                                      PrivateThreshold, ThresholdLearner, UserLearner, everything,
+                                      threshold_table)
+from algorithms.pure_agnostic.testbeds import (clean, confusing, extreme, max_loss, user_pairs,
+                                               users_over)
+from dpcheck import AddRemove, PureDP, Replace, UserLevel
+from dpcheck.exact import privacy_loss
+
+N = 4
+C = threshold_table(N)
+TOL = 1e-9
+
+
+def _mut(name: str) -> Any:
+    return pytest.param(name, marks=pytest.mark.mutant(name))
+
+
+def _family(m: int) -> list[tuple[str, list[Any], list[Any]]]:
+    """Worst-case pairs for users of ``m`` examples: (relation mode, d, d′)."""
+    e10, e11, e40, e41 = (extreme(1, 0, m), extreme(1, 1, m), extreme(4, 0, m),
+                          extreme(4, 1, m))
+    cl, cf = clean(m), confusing(m)
+    return [
+        ("add_remove", [], [cf]),
+        ("add_remove", [cl] * 3, [cl] * 3 + [cf]),
+        ("add_remove", [e10] * 2, [e10] * 3),
+        ("add_remove", [e11] * 3, [e11] * 4),
+        ("add_remove", [e11] * 3, [e11] * 3 + [extreme(3, 0, m)]),
+        ("add_remove", [cl] * 3, [cl] * 3 + [e40]),
+        ("replace", [cl, cl], [cl, cf]),
+        ("replace", [e10] * 3, [e10] * 2 + [e11]),
+        ("replace", [e41] * 3, [e41] * 2 + [e40]),
+        ("replace", [e11] * 4, [e11] * 3 + [extreme(3, 0, m)]),
+        ("replace", [cl] * 3 + [extreme(3, 1, m)], [cl] * 3 + [e40]),
+    ]
+
+
+def _exact_worst(mech: Any, m: int, relation: str | None = None) -> tuple[float, Any]:
+    """Exact worst loss of ``mech`` over the family (both relations unless one is named)."""
+    worst, arg = -1.0, None
+    for mode, d, dp in _family(m):
+        if relation is not None and mode != relation:
+            continue
+        assert UserLevel(m, mode=mode).are_neighbours(d, dp)
+        eps = privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
+        if eps > worst:
+            worst, arg = eps, (mode, d, dp)
+    return worst, arg
+
+
+def _audit_worst(mech: Any, m: int, eps: float, dp_audit: Any, samples: int,
+                 modes: tuple[str, ...] = ("add_remove", "replace")) -> None:
+    """Audit the exact-worst pair of each relation (chosen from the reference's law)."""
+    for mode in modes:
+        _, (mode_, d, dp) = _exact_worst(mech, m, mode)
+        dp_audit(mech, d, dp, PureDP(eps), samples=samples, relation=UserLevel(m, mode=mode_))
+
+
+# ============================================================================= Lemma C.1
+
+def _compare(variant: str) -> PrivateCompare:
+    return PrivateCompare(1.0, 0.25, 0.2, m=2, domain=N,
+                          noise_scale=0.5 if variant == "compare_noise_over_m" else 1.0)
+
+
+@pytest.mark.claim(paper="002", ref="Lemma C.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m")])
+def test_private_compare_exact(variant: str, dp_record: Any) -> None:
+    """``PrivateCompare`` (η̃ = 0.25, α = 0.2, m = 2) is 1-DP on every pair of the family
+    (count sensitivity of ``n·τ − min_c E_t`` is ``max(τ, 1−τ) ≤ 1``, τ clamped). Mutant B2:
+    ``Lap(1/(mε))``."""
+    worst, arg = _exact_worst(_compare(variant), 2)
+    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
+    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Lemma C.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m")])
+def test_private_compare_audit(variant: str, dp_audit: Any) -> None:
+    """Audit of the sampler on the worst pair of each relation."""
+    mech = _compare(variant)
+    for mode, d, dp in (("replace", [clean(2), clean(2)], [clean(2), confusing(2)]),
+                        ("add_remove", [], [confusing(2)])):
+        dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=UserLevel(2, mode=mode))
+
+
+# ============================================================================= Lemma 4.5
+
+def _min_error(variant: str) -> PrivateMinError:
+    return PrivateMinError(1.0, 0.25, m=2, domain=N,
+                           call_epsilon=1.0 if variant == "min_error_full_budget_per_call"
+                           else None)
+
+
+@pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("min_error_full_budget_per_call")])
+def test_min_error_exact_privacy(variant: str, dp_record: Any) -> None:
+    """``PrivateMinError`` (α = 0.25, T = 3 calls at ε/T) is 1-DP: exact law over the 2^T
+    leaves on every pair. Mutant B3: every call at ε (loss up to Tε)."""
+    worst, arg = _exact_worst(_min_error(variant), 2)
+    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
+    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("min_error_full_budget_per_call")])
+def test_min_error_audit(variant: str, dp_audit: Any) -> None:
+    """Audit of the binary-search sampler on the family's worst pairs."""
+    _audit_worst(_min_error(variant), 2, 1.0, dp_audit, 200_000)
+
+
+# ============================================================================= Lemma 5.1
+
+def _median(variant: str) -> PrivateMedian:
+    return PrivateMedian(1.0, 0, N, 1.0, m=2, domain=N,
+                         kind="exact" if variant == "median_not_private" else "private")
+
+
+@pytest.mark.claim(paper="002", ref="Lemma 5.1", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("median_not_private")])
+def test_median_exact_privacy(variant: str, dp_record: Any) -> None:
+    """``PrivateMedian`` on ``[0, 4]`` (exponential mechanism, count sensitivity 1) is 1-DP on
+    every pair. Mutant B4: the exact empirical median (loss ∞)."""
+    worst, arg = _exact_worst(_median(variant), 2)
+    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
+    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Lemma 5.1", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("median_not_private")])
+def test_median_audit(variant: str, dp_audit: Any) -> None:
+    """Audit on the worst pair of each relation (worst for the reference's exact law)."""
+    mech = _median(variant)
+    ref = _median("reference")
+    for mode in ("add_remove", "replace"):
+        _, (_, d, dp) = _exact_worst(ref, 2, mode)
+        dp_audit(mech, d, dp, PureDP(1.0), samples=100_000, relation=UserLevel(2, mode=mode))
+    # B4 is deterministic: the empty dataset's argmin is u = 0, one user at x = 1 moves it to 1
+    d, dp = [], [extreme(1, 0, 2)]
+    dp_audit(mech, d, dp, PureDP(1.0), samples=100_000, relation=UserLevel(2, mode="add_remove"))
+
+
+# ============================================================================= Algorithm 1 (Thm 5.2)
+
+#: (ε, T): T = 1 puts all four releases of a round on one pair; T = 3 is the multi-round case.
+ALG1_CONFIGS = ((2.0, 1), (1.0, 3))
+
+
+def _alg1(variant: str, eps: float, rounds: int) -> PrivateThreshold:
+    kw: dict[str, Any] = {"releases_per_round": 1} if variant == "alg1_budget_eps_over_T" else (
+        {"shared_noise": True} if variant == "alg1_shared_noise" else {})
+    return PrivateThreshold(eps, rounds, 0, m=2, domain=N, **kw)
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("alg1_budget_eps_over_T"),
+                                     _mut("alg1_shared_noise")])
+def test_private_threshold_exact_privacy(variant: str, dp_record: Any) -> None:
+    """Algorithm 1 (4 releases of ε/(4T) per round) is ε-DP: exact law by dynamic programming
+    with closed-form branch probabilities, on every pair of the family. Mutants: B3 (ε' = ε/T;
+    exact loss 5.25 at ε = 2, T = 1) and B8 (one Laplace draw shared by the three values: loss ∞)."""
+    for eps, rounds in ALG1_CONFIGS:
+        worst, arg = _exact_worst(_alg1(variant, eps, rounds), 2)
+        dp_record("exact_worst", {"variant": variant, "epsilon": eps, "T": rounds,
+                                  "loss": worst, "pair": arg})
+        assert worst <= eps + TOL, f"exact loss {worst} > {eps} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("alg1_budget_eps_over_T"),
+                                     _mut("alg1_shared_noise")])
+def test_private_threshold_audit(variant: str, dp_audit: Any) -> None:
+    """Audit of the simulated Algorithm 1 (ε = 2, T = 1) on the replace and add pairs where B3
+    is worst, and the add pair where B8 is deterministic (3 CLEAN users + EXTREME(4, 0))."""
+    mech = _alg1(variant, 2.0, 1)
+    e11, cl = extreme(1, 1, 2), clean(2)
+    for mode, d, dp in (("replace", [e11] * 4, [e11] * 3 + [extreme(3, 0, 2)]),
+                        ("add_remove", [e11] * 3, [e11] * 4),
+                        ("add_remove", [cl] * 3, [cl] * 3 + [extreme(4, 0, 2)])):
+        dp_audit(mech, d, dp, PureDP(2.0), samples=100_000, relation=UserLevel(2, mode=mode))
+
+
+# ============================================================================= Theorem 3.4
+
+def _item(variant: str) -> ItemLearner:
+    return ItemLearner(1.0, C, everything(N), sensitivity=1.0 if variant == "item_delta_1" else 2.0)
+
+
+#: Replace pair of the exhaustive enumeration (n ≤ 4, H = all 16 functions): reference 0.577,
+#: Δ = 1/n (B6) 1.184; and the add/remove worst pair (reference 0.353, B6 0.727 < 1: B6
+#: violates replace-one only, since add/remove moves every score the same way).
+ITEM_PAIRS = (("replace", [(1, 1), (1, 1), (3, 0), (2, 1)], [(1, 1), (1, 1), (3, 0), (4, 0)]),
+              ("add_remove", [(1, 1), (2, 0), (3, 0)], [(1, 1), (2, 0), (3, 0), (4, 0)]))
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1")])
+def test_item_learner_exact_privacy(variant: str, dp_record: Any) -> None:
+    """The item-level learner (exponential mechanism over H with the surrogate score, Δ = 2/n)
+    is 1-DP, exactly, on the enumeration's worst pairs, for the improper H of all 16 functions
+    (where the surrogate moves by 2) and for H = C. Mutant B6: Δ = 1/n (the §3 text's "1/n")."""
+    for rep in (everything(N), None):
+        mech = ItemLearner(1.0, C, rep, sensitivity=1.0 if variant == "item_delta_1" else 2.0)
+        for mode, d, dp in ITEM_PAIRS:
+            eps = privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
+            dp_record("exact", {"variant": variant, "H": "all" if rep else "C", "relation": mode,
+                                "epsilon": eps})
+            assert eps <= 1.0 + TOL, f"exact loss {eps} ({mode})"
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1")])
+def test_item_learner_audit(variant: str, dp_audit: Any) -> None:
+    """Audit (H = all 16 functions) under replace- and add/remove-one-example."""
+    mech = _item(variant)
+    for mode, d, dp in ITEM_PAIRS:
+        rel = Replace() if mode == "replace" else AddRemove()
+        dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=rel)
+
+
+# ============================================================================= Theorem 4.6
+
+def _user(variant: str, transcript: bool = True, m: int = 4) -> UserLearner:
+    kw: dict[str, Any] = {"accounting": "item"} if variant == "user_item_accounting" else (
+        {"stage_epsilon": 1.0} if variant == "user_stages_full_budget" else {})
+    return UserLearner(1.0, 0.25, m, C, transcript=transcript, **kw)
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("user_item_accounting"),
+                                     _mut("user_stages_full_budget")])
+def test_user_learner_exact_privacy(variant: str, dp_record: Any) -> None:
+    """The user-level learner (``PrivateMinError`` at ε/2, then the exponential mechanism at ε/2
+    on user-level errors) is 1-DP on the joint transcript (η̂, h), exactly, on every pair of the
+    family (m = 4). Mutants: B1 (item-level accounting on the flattened examples: 1.41) and B3
+    (both stages at ε: 1.43)."""
+    worst, arg = _exact_worst(_user(variant), 4)
+    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
+    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("user_item_accounting")])
+def test_user_learner_audit(variant: str, dp_audit: Any) -> None:
+    """Audit of the released hypothesis (m = 8) under replace-one-user, EXTREME(1,0) →
+    EXTREME(1,1) among two EXTREME(1,0) users: exact loss 0.209 (reference), 1.924 (B1)."""
+    mech = _user(variant, transcript=False, m=8)
+    e10 = extreme(1, 0, 8)
+    dp_audit(mech, [e10] * 3, [e10] * 2 + [extreme(1, 1, 8)], PureDP(1.0), samples=400_000,
+             relation=UserLevel(8, mode="replace"))
+
+
+# ============================================================================= Theorem 5.2
+
+def _thr_learner(variant: str) -> ThresholdLearner:
+    kw = (("shared_noise", True),) if variant == "threshold_shared_noise" else ()
+    return ThresholdLearner(2.0, 0.5, 2, N, transcript=True, threshold_kwargs=kw)
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("threshold_shared_noise")])
+def test_threshold_learner_exact_privacy(variant: str, dp_record: Any) -> None:
+    """The thresholds pipeline (``PrivateMinError`` at ε/2, t from η̂, Algorithm 1 at ε/2 with
+    T = ⌈log_{3/2}(2/α)⌉ = 4, θ = 2/3) is 2-DP on the joint transcript (η̂, u), exactly, on the
+    add/remove pairs of the family (m = 2). Mutant B8 inside Algorithm 1: loss ∞."""
+    worst, arg = _exact_worst(_thr_learner(variant), 2, "add_remove")
+    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
+    assert worst <= 2.0 + TOL, f"exact loss {worst} on {arg}"
+
+
+@pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _mut("threshold_shared_noise")])
+def test_threshold_learner_audit(variant: str, dp_audit: Any) -> None:
+    """Audit of the pipeline's transcript on adding one user to the empty dataset."""
+    dp_audit(_thr_learner(variant), [], [extreme(2, 0, 2)], PureDP(2.0), samples=100_000,
+             relation=UserLevel(2, mode="add_remove"))
+
+
+# ============================================================================= slow: enumeration
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["compare", "min_error", "median", "alg1"])
+def test_exhaustive_small_pairs(name: str) -> None:
+    """Every add/remove pair with ≤ 2 users of m = 2 examples over X = {1..4} (1 332 pairs):
+    the exact loss stays ≤ ε (the default tests use this enumeration's worst pairs)."""
+    mech = {"compare": _compare("reference"), "min_error": _min_error("reference"),
+            "median": _median("reference"), "alg1": _alg1("reference", 2.0, 1)}[name]
+    eps = 2.0 if name == "alg1" else 1.0
+    w = max_loss(mech.pmf, user_pairs(users_over(N, 2), 2, "add_remove"))
+    assert w.epsilon <= eps + TOL, (w.epsilon, w.pair)
+    assert np.isfinite(w.epsilon)
