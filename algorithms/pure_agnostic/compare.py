@@ -70,13 +70,14 @@ def min_error_rounds(alpha: float) -> int:
 class _MinCount:
     """``min_c E_t(c)`` on the first ``m'`` examples, cached per ``(m', t)``."""
 
-    def __init__(self, users: Users, concepts: np.ndarray | ThresholdClass) -> None:
-        self.users, self.concepts, self.cache = users, concepts, {}
+    def __init__(self, users: Users, concepts: np.ndarray | ThresholdClass,
+                 strict: bool = True) -> None:
+        self.users, self.concepts, self.strict, self.cache = users, concepts, strict, {}
 
     def __call__(self, mp: int, t: int) -> int:
         key = (mp, t)
         if key not in self.cache:
-            e = class_errors(self.users.first(mp), self.concepts, t)
+            e = class_errors(self.users.first(mp), self.concepts, t, strict=self.strict)
             self.cache[key] = int(e.min()) if e.size else 0
         return self.cache[key]
 
@@ -99,6 +100,8 @@ class PrivateCompare:
         (k, N) truth table of ``C``; None: the thresholds of §5.
     noise_scale
         Multiplier of the Laplace scale ``1/ε`` (1 in the reference; bug B2 uses ``1/m``).
+    strict
+        ``E_t`` counts users with more than ``t`` mistakes (False: "≥ t", bug B11).
 
     Returns 0 ("η is not above η̃ + α/2") iff ``min_c E_t(c) + Lap(1/ε) ≤ n·τ``, else 1.
     """
@@ -110,6 +113,7 @@ class PrivateCompare:
     domain: int
     concepts: Any = None
     noise_scale: float = 1.0
+    strict: bool = True
     _table: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -132,7 +136,7 @@ class PrivateCompare:
         """``n·τ − min_c E_t(c)``: σ = 0 iff the Laplace noise is ≤ this."""
         users = as_users(data, self.m, self.domain)
         mp, t, tau = self.rule
-        return users.n * tau - _MinCount(users, self._table)(mp, t)
+        return users.n * tau - _MinCount(users, self._table, self.strict)(mp, t)
 
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact ``{0: P[σ=0], 1: P[σ=1]}``."""

@@ -50,9 +50,10 @@ def threshold_mistakes(users: Users) -> np.ndarray:
     return c1 + (c0[:, -1:] - c0)
 
 
-def threshold_user_errors(users: Users, t: int) -> np.ndarray:
-    """(N+1,): ``E_t(f_u)`` for every threshold ``u = 0..N``."""
-    return (threshold_mistakes(users) > t).sum(axis=0)
+def threshold_user_errors(users: Users, t: int, *, strict: bool = True) -> np.ndarray:
+    """(N+1,): ``E_t(f_u)`` for every threshold ``u = 0..N`` (``strict=False``: ``≥ t``, B11)."""
+    mist = threshold_mistakes(users)
+    return ((mist > t) if strict else (mist >= t)).sum(axis=0)
 
 
 def disagreements(users: Users, concepts: np.ndarray, hyps: np.ndarray, s: int) -> np.ndarray:
@@ -107,8 +108,9 @@ class ThresholdClass:
         return threshold_table(self.domain)
 
 
-def class_errors(users: Users, concepts: np.ndarray | ThresholdClass, t: int) -> np.ndarray:
+def class_errors(users: Users, concepts: np.ndarray | ThresholdClass, t: int, *,
+                 strict: bool = True) -> np.ndarray:
     """``E_t(c)`` for every concept of a truth table or a :class:`ThresholdClass`."""
     if isinstance(concepts, ThresholdClass):
-        return threshold_user_errors(users, t)
-    return user_errors(users, concepts, t)
+        return threshold_user_errors(users, t, strict=strict)
+    return user_errors(users, concepts, t, strict=strict)
