@@ -125,6 +125,8 @@ def _shrink_moves(pair: tuple[Any, Any], *, fixed_length: bool = False
             if not _simpler_than(t, d[i]):
                 continue
             if len(d) == len(dp):  # translate both (keeps the difference at i)
+                if _safe_key(d[i]) == _safe_key(dp[i]):  # a common record (user): both
+                    yield d[:i] + [t] + d[i + 1:], dp[:i] + [t] + dp[i + 1:]
                 try:
                     yield (d[:i] + [t] + d[i + 1:], dp[:i] + [t + (dp[i] - d[i])] + dp[i + 1:])
                 except TypeError:
@@ -143,6 +145,13 @@ def _shrink_moves(pair: tuple[Any, Any], *, fixed_length: bool = False
 
 
 def _simpler(x: Any) -> list[Any]:
+    if isinstance(x, (list, tuple)):  # a record or a user: simplify one component at a time
+        out_seq: list[Any] = []
+        for i, v in enumerate(x):
+            for t in _simpler(v):
+                if _simpler_than(t, v):
+                    out_seq.append(type(x)([*x[:i], t, *x[i + 1:]]))
+        return out_seq
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
         return []
     out: list[Any] = [0]
@@ -154,6 +163,8 @@ def _simpler(x: Any) -> list[Any]:
 
 
 def _simpler_than(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return a != b  # produced by _simpler: one component moved towards 0
     try:
         return abs(a) < abs(b) or (abs(a) == abs(b) and a != b and a >= 0)
     except TypeError:

@@ -285,15 +285,23 @@ def labelled_examples(domain_size: int, max_size: int) -> SearchStrategy[list[tu
                      min_size=0, max_size=max_size)
 
 
-def users(records: Any, group_size: int, max_users: int) -> SearchStrategy[list[list[Any]]]:
-    """Datasets of up to ``max_users`` users, each a list of 0..``group_size`` records.
+def users(records: Any, group_size: int, max_users: int,
+          min_records: int = 0) -> SearchStrategy[list[list[Any]]]:
+    """Datasets of up to ``max_users`` users, each a list of ``min_records``..``group_size``
+    records.
 
-    Pair with ``neighbouring_pairs(users(...), UserLevel(group_size, mode))``.
+    ``min_records=group_size`` gives users of exactly ``group_size`` records (the user-level
+    setting where every user holds ``m`` examples, e.g. paper 002). Pair with
+    ``neighbouring_pairs(users(...), UserLevel(group_size, mode))``: added or substituted users
+    are drawn from the same user strategy, so they have the same size bounds.
     """
     rec = _records_strategy(records)
     group_size = check_int(group_size, "group_size", minimum=1)
     max_users = check_int(max_users, "max_users", minimum=0)
-    user = st.lists(rec, max_size=group_size)
+    min_records = check_int(min_records, "min_records", minimum=0)
+    if min_records > group_size:
+        raise InvalidArgument(f"min_records={min_records!r} must be <= group_size={group_size!r}")
+    user = st.lists(rec, min_size=min_records, max_size=group_size)
     return _remember(st.lists(user, max_size=max_users), kind="users", records=user,
                      group_size=group_size, max_size=max_users)
 

@@ -75,3 +75,28 @@ def test_describe_marks_query_pairs():
 def test_bad_input(call, name):
     with pytest.raises(dpcheck.InvalidArgument, match=name):
         call()
+
+
+@FAST
+@given(neighbouring_pairs(users([(1, 0), (2, 1), (3, 0)], group_size=3, max_users=3,
+                                min_records=3), dpcheck.UserLevel(3, mode="add_remove")))
+def test_user_level_pairs_of_exactly_m_records(pair):
+    """Paper 002's setting: every user holds exactly m examples, neighbours add/remove one user."""
+    d, dp = pair
+    assert dpcheck.UserLevel(3, mode="add_remove").are_neighbours(d, dp)
+    assert abs(len(d) - len(dp)) == 1
+    assert all(len(u) == 3 for u in [*d, *dp])
+
+
+@FAST
+@given(neighbouring_pairs(users([(1, 0), (2, 1)], group_size=2, max_users=3, min_records=2),
+                          dpcheck.UserLevel(2, mode="replace")))
+def test_user_level_replace_pairs_of_exactly_m_records(pair):
+    d, dp = pair
+    assert len(d) == len(dp) and all(len(u) == 2 for u in [*d, *dp])
+    assert dpcheck.UserLevel(2).are_neighbours(d, dp)
+
+
+def test_users_min_records_bad_input():
+    with pytest.raises(dpcheck.InvalidArgument, match="min_records"):
+        users([0], group_size=2, max_users=2, min_records=3)
