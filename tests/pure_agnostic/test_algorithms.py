@@ -1,0 +1,183 @@
+"""Unit tests of algorithms.pure_agnostic (paper 002): exact laws vs samplers, the deterministic
+properties of notes §4.4 (sensitivities, monotonicity, proper-h and m = 1 reductions,
+data-independent selection, budget ledgers, discard rule, permutation invariance), golden values
+of §6.3, and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpcheck
+from algorithms.pure_agnostic import (ItemLearner, PrivateCompare, PrivateMedian, PrivateMinError,
+                                      PrivateThreshold, ThresholdLearner, UserLearner, as_users,
+                                      everything, threshold_table)
+from algorithms.pure_agnostic.binomial import compare_rule, learner_t, median_s, upper
+from algorithms.pure_agnostic.laplace_race import branch_probabilities
+from algorithms.pure_agnostic.scores import (median_scores, surrogate_scores,
+                                             threshold_user_errors, user_errors)
+from algorithms.pure_agnostic.testbeds import clean, confusing, extreme
+from algorithms.pure_agnostic.data import all_functions
+
+N = 4
+C = threshold_table(N)
+FAST = settings(max_examples=60, deadline=None, derandomize=True)
+
+user = st.lists(st.tuples(st.integers(1, N), st.integers(0, 1)), min_size=3, max_size=3)
+dataset = st.lists(user, min_size=0, max_size=4)
+
+
+def _chi2_ok(pmf: dict, samples: np.ndarray) -> bool:
+    keys = list(pmf)
+    obs = np.array([np.sum(samples == k) for k in keys], dtype=float)
+    exp = np.array([pmf[k] for k in keys]) * samples.size
+    keep = exp > 5
+    if keep.sum() < 2:
+        return True
+    o, e = obs[keep], exp[keep]
+    e = e * o.sum() / e.sum()
+    return stats.chisquare(o, e).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("mech", [
+    PrivateCompare(1.0, 0.25, 0.2, 3, N),
+    PrivateMinError(1.0, 0.25, 3, N),
+    PrivateMinError(1.0, 0.25, 3, N, branches="printed"),
+    PrivateMedian(1.0, 0, N, 1.0, 3, N),
+    PrivateThreshold(2.0, 2, 0, 3, N),
+    PrivateThreshold(2.0, 2, 1, 3, N, check_mid=False),
+    UserLearner(1.0, 0.25, 3, C, everything(N), transcript=True),
+    ThresholdLearner(2.0, 0.5, 3, N, transcript=True),
+])
+def test_sampler_matches_exact_law(mech) -> None:
+    z = [clean(3), extreme(1, 1, 3), confusing(3), extreme(4, 0, 3)]
+    pmf = mech.pmf(z)
+    assert math.isclose(sum(pmf.values()), 1.0, abs_tol=1e-9)
+    s = mech.sample(z, 60_000, np.random.Generator(np.random.PCG64(1)))
+    assert set(np.unique(s).tolist()) <= set(pmf)
+    assert _chi2_ok(pmf, s)
+
+
+def test_branch_probabilities_sum_to_one_and_match_simulation() -> None:
+    rng = np.random.Generator(np.random.PCG64(0))
+    for mus in ((3, 1, 5), (0, None, 2), (4, 2, None), (10, 0, 20)):
+        p = branch_probabilities(*mus, 1.3)
+        assert math.isclose(sum(p), 1.0, abs_tol=1e-12)
+        n = 400_000
+        vm = mus[0] + rng.laplace(0, 1.3, n)
+        vl = np.inf if mus[1] is None else mus[1] + rng.laplace(0, 1.3, n)
+        vr = np.inf if mus[2] is None else mus[2] + rng.laplace(0, 1.3, n)
+        ret = vm < np.minimum(vl, vr)
+        assert abs(ret.mean() - p[0]) < 0.005
+        assert abs((~ret & (vl < vr)).mean() - p[1]) < 0.005
+
+
+@FAST
+@given(dataset, user, user)
+def test_count_sensitivities(d, u, v) -> None:
+    """§4.4 items 1–2: every count moves by ≤ 1 (surrogate ≤ 2) when a user is added or replaced,
+    and never decreases when one is added."""
+    hyps = all_functions(N)
+    for t in (0, 1):
+        z = as_users(d + [u], 3, N)
+        for zp, add in ((as_users(d, 3, N), True), (as_users(d + [v], 3, N), False)):
+            e, ep = user_errors(z, C, t), user_errors(zp, C, t)
+            assert np.abs(e - ep).max() <= 1 and abs(int(e.min()) - int(ep.min())) <= 1
+            q, qp = surrogate_scores(z, C, hyps, t, 0), surrogate_scores(zp, C, hyps, t, 0)
+            assert np.abs(q - qp).max() <= 2
+            mq = median_scores(z.prefix_points(), 0, N, 0)
+            mqp = median_scores(zp.prefix_points(), 0, N, 0)
+            assert np.abs(mq - mqp).max() <= 1
+            if add:
+                assert (e >= ep).all() and (q >= qp).all() and (mq >= mqp).all()
+    assert (threshold_user_errors(z, 1) == user_errors(z, C, 1)).all()
+
+
+@FAST
+@given(dataset.filter(len))
+def test_proper_h_and_m1_reductions(d) -> None:
+    """§4.4 items 3–4: Q(h) = E_t(h) for h ∈ C (s = 0); with m = 1 the user-level learner's
+    exponential mechanism is the item learner's at ε/2."""
+    z = as_users(d, 3, N)
+    for t in (0, 1, 2):
+        assert (surrogate_scores(z, C, C, t, 0) == user_errors(z, C, t)).all()
+    items = [rec for u in d for rec in u]
+    ul = UserLearner(2.0, 0.3, 1, C, everything(N))
+    il = ItemLearner(1.0, C, everything(N))
+    users1 = [[r] for r in items]
+    p_user, p_item = ul.pmf(users1), il.pmf(items)
+    assert all(math.isclose(p_user[k], p_item[k], rel_tol=1e-9) for k in p_item)
+
+
+def test_item_relation_is_user_level_with_m_1() -> None:
+    """Item level is m = 1: add/remove-one-example and add/remove-one-user-of-one agree."""
+    d, dp = [(1, 1), (3, 0)], [(1, 1), (3, 0), (4, 0)]
+    assert dpcheck.AddRemove().are_neighbours(d, dp)
+    assert dpcheck.UserLevel(1, mode="add_remove").are_neighbours([[r] for r in d],
+                                                                  [[r] for r in dp])
+    il = ItemLearner(1.0, C)
+    assert il.pmf(d) == il.pmf([[r] for r in d])
+
+
+def test_permutation_invariance_and_discard_rule() -> None:
+    z = [clean(4), extreme(1, 1, 4), confusing(4)]
+    tl = ThresholdLearner(2.0, 0.5, 4, N)
+    assert tl.pmf(z) == pytest.approx(tl.pmf(z[::-1]), abs=1e-12)
+    # α = 0.5: m_eff = ⌊1/α²⌋ = 4, so a fifth example per user is discarded
+    z5 = [list(u) + [(2, 1)] for u in z]
+    assert ThresholdLearner(2.0, 0.5, 5, N).pmf(z5) == pytest.approx(tl.pmf(z), abs=1e-12)
+
+
+def test_budget_ledgers() -> None:
+    """§4.4 item 6: the releases sum to the ε passed in."""
+    assert math.isclose(sum(PrivateMinError(1.0, 0.1, 2, N).ledger), 1.0)
+    assert math.isclose(sum(PrivateThreshold(1.0, 5, 0, 2, N).ledger()), 1.0)
+    assert math.isclose(sum(UserLearner(1.0, 0.1, 2, C).ledger), 1.0)
+    assert math.isclose(sum(ThresholdLearner(1.0, 0.1, 2, N).ledger), 1.0)
+    assert sum(PrivateMinError(1.0, 0.1, 2, N, call_epsilon=1.0).ledger) > 1.0  # B3
+
+
+@pytest.mark.parametrize("m, eta, alpha, want", [
+    (1, 0.1, 0.1, 0), (4, 0.1, 0.1, 0), (16, 0.1, 0.1, 1), (25, 0.3, 0.2, 8), (100, 0.1, 0.1, 12)])
+def test_learner_t_golden(m, eta, alpha, want) -> None:
+    """Golden values of notes §6.3 (argmax of the gap, ties to the smallest)."""
+    assert learner_t(m, eta, alpha) == want
+
+
+def test_compare_and_median_selection_golden() -> None:
+    assert compare_rule(4, 0.5, 0.1)[1] == 2
+    assert compare_rule(16, 0.0625, 0.1)[1] == 1
+    for k in range(1, 9):
+        assert median_s(16, (2 / 3) ** (k - 1))[1] == 0
+    mp, t, tau = compare_rule(4, 0.99, 0.5)
+    assert tau <= 1.0 and mp == 4  # τ clamped (§3.2)
+    assert upper(4, 1.2, 1) == 1.0  # probabilities clamped to [0, 1]
+
+
+def test_selection_is_data_independent() -> None:
+    a = PrivateCompare(1.0, 0.3, 0.1, 4, N)
+    assert a.rule == PrivateCompare(1.0, 0.3, 0.1, 4, N).rule == compare_rule(4, 0.3, 0.1)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: PrivateCompare(-1.0, 0.2, 0.1, 2, N), "epsilon"),
+    (lambda: PrivateCompare(1.0, 1.5, 0.1, 2, N), "eta"),
+    (lambda: PrivateMinError(1.0, 1.0, 2, N), "alpha"),
+    (lambda: PrivateMedian(1.0, 3, 2, 0.5, 2, N), "hi"),
+    (lambda: PrivateMedian(1.0, 0, 9, 0.5, 2, N), "hi"),
+    (lambda: PrivateThreshold(1.0, 0, 0, 2, N), "rounds"),
+    (lambda: PrivateThreshold(1.0, 2, 0, 2, N, theta=1.0), "theta"),
+    (lambda: PrivateMinError(1.0, 0.1, 2, N, branches="other"), "branches"),
+    (lambda: PrivateCompare(1.0, 0.2, 0.1, 2, N).pmf([[(1, 0)]]), "m=2"),
+    (lambda: PrivateCompare(1.0, 0.2, 0.1, 2, N).pmf([[(5, 0), (1, 0)]]), "outside"),
+    (lambda: PrivateCompare(1.0, 0.2, 0.1, 2, N).pmf([[(1, 2), (1, 0)]]), "label"),
+    (lambda: ItemLearner(1.0, np.zeros((2, 3, 1))), "truth table"),
+])
+def test_bad_input_names_the_argument(call, name) -> None:
+    with pytest.raises(dpcheck.InvalidArgument, match=name):
+        call()
