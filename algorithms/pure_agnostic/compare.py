@@ -35,7 +35,7 @@ from dpcheck.errors import InvalidArgument
 
 from .binomial import compare_rule
 from .data import Users, as_users
-from .scores import ThresholdClass, class_errors
+from .scores import ThresholdClass, class_errors, threshold_mistakes
 
 __all__ = ["laplace_cdf", "PrivateCompare", "PrivateMinError", "min_error_rounds"]
 
@@ -77,7 +77,13 @@ class _MinCount:
     def __call__(self, mp: int, t: int) -> int:
         key = (mp, t)
         if key not in self.cache:
-            e = class_errors(self.users.first(mp), self.concepts, t, strict=self.strict)
+            if isinstance(self.concepts, ThresholdClass):  # mistakes once per m', then per t
+                if ("mist", mp) not in self.cache:
+                    self.cache[("mist", mp)] = threshold_mistakes(self.users.first(mp))
+                mist = self.cache[("mist", mp)]
+                e = ((mist > t) if self.strict else (mist >= t)).sum(axis=0)
+            else:
+                e = class_errors(self.users.first(mp), self.concepts, t, strict=self.strict)
             self.cache[key] = int(e.min()) if e.size else 0
         return self.cache[key]
 

@@ -64,12 +64,10 @@ class Users:
     def label_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ones, zeros)``, each (n, N): how often user ``i`` holds ``(j+1, 1)`` / ``(j+1, 0)``."""
         n, N = self.n, self.domain
-        ones = np.zeros((n, N), dtype=np.int64)
-        zeros = np.zeros((n, N), dtype=np.int64)
-        rows = np.repeat(np.arange(n), self.m)
-        xs, ys = self.x.ravel() - 1, self.y.ravel()
-        np.add.at(ones, (rows[ys == 1], xs[ys == 1]), 1)
-        np.add.at(zeros, (rows[ys == 0], xs[ys == 0]), 1)
+        idx = (np.arange(n)[:, None] * N + self.x - 1).ravel()
+        y = self.y.ravel()
+        ones = np.bincount(idx[y == 1], minlength=n * N).reshape(n, N).astype(np.int64)
+        zeros = np.bincount(idx[y == 0], minlength=n * N).reshape(n, N).astype(np.int64)
         return ones, zeros
 
     def prefix_points(self) -> np.ndarray:

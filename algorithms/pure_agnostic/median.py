@@ -24,20 +24,26 @@ from dpcheck.errors import InvalidArgument
 
 from .binomial import median_s
 from .data import Users, as_users
-from .scores import median_scores
+from .scores import median_scores_sorted
 
 __all__ = ["PrivateMedian", "median_counts"]
 
 
-def median_counts(users: Users, lo: int, hi: int, a: float, *, strict_s: bool = True
-                  ) -> np.ndarray:
+def median_counts(users: Users, lo: int, hi: int, a: float, *, strict_s: bool = True,
+                  cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
     """``max(QL, QR)(u)`` for ``u = lo..hi`` on the first ``m'`` points, ``s`` from ``a``.
 
     ``strict_s=False`` is bug B11's literal reading "more than m·s points" (here: ``> m'·s``).
+    ``cache`` memoises the users' sorted points by ``m'`` across calls on the same data.
     """
     mp, s = median_s(users.m, a)
-    prefix = users.first(mp).prefix_points()
-    return median_scores(prefix, lo, hi, s if strict_s else mp * s)
+    if cache is not None and mp in cache:
+        points = cache[mp]
+    else:
+        points = np.sort(users.first(mp).x, axis=1)
+        if cache is not None:
+            cache[mp] = points
+    return median_scores_sorted(points, users.domain, lo, hi, s if strict_s else mp * s)
 
 
 @dataclass(frozen=True)
@@ -100,14 +106,15 @@ class PrivateMedian:
 
 
 def median_probabilities(users: Users, lo: int, hi: int, a: float, epsilon: float,
-                         kind: str = "private") -> np.ndarray:
+                         kind: str = "private",
+                         cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
     """The law of the split point over ``lo..hi`` for each ``kind`` (see :class:`PrivateMedian`)."""
     k = hi - lo + 1
     if kind == "midpoint":
         out = np.zeros(k)
         out[(hi - lo) // 2] = 1.0
         return out
-    q = median_counts(users, lo, hi, a)
+    q = median_counts(users, lo, hi, a, cache=cache)
     if kind == "exact":
         out = np.zeros(k)
         out[int(np.argmin(q))] = 1.0

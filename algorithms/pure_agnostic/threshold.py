@@ -106,9 +106,10 @@ class PrivateThreshold:
         k = self.rounds if rounds_run is None else rounds_run
         return [self.release_epsilon] * (4 * k)
 
-    def _median(self, users: Users, lo: int, hi: int, k: int) -> np.ndarray:
+    def _median(self, users: Users, lo: int, hi: int, k: int,
+                cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
         return median_probabilities(users, lo, hi, self.theta ** (k - 1), self.release_epsilon,
-                                    self.median)
+                                    self.median, cache)
 
     def _round(self, rm: np.ndarray, errors: np.ndarray, lo: int, hi: int, mid: int
                ) -> tuple[float, float, float]:
@@ -133,6 +134,7 @@ class PrivateThreshold:
         errors = threshold_user_errors(users, self.t)
         rm = range_minima(errors)
         out: dict[int, float] = {}
+        prefixes: dict[int, np.ndarray] = {}
         states = {(0, self.domain): 1.0}
         for k in range(1, self.rounds + 1):
             nxt: dict[tuple[int, int], float] = {}
@@ -140,7 +142,7 @@ class PrivateThreshold:
                 if lo == hi:
                     out[lo] = out.get(lo, 0.0) + w
                     continue
-                probs = self._median(users, lo, hi, k)
+                probs = self._median(users, lo, hi, k, prefixes)
                 for i, pm in enumerate(probs):
                     if pm == 0.0:
                         continue
@@ -171,6 +173,7 @@ class PrivateThreshold:
         out = np.full(n, -1, dtype=np.int64)
         active = np.ones(n, dtype=bool)
         cache: dict[tuple[int, int, int], np.ndarray] = {}
+        prefixes: dict[int, np.ndarray] = {}
         for k in range(1, self.rounds + 1):
             stop = active & (lo == hi)
             out[stop] = lo[stop]
@@ -184,7 +187,7 @@ class PrivateThreshold:
                 a, c = divmod(int(key), self.domain + 1)
                 sel = keys == key
                 if (a, c, k) not in cache:
-                    cache[(a, c, k)] = np.cumsum(self._median(users, a, c, k))
+                    cache[(a, c, k)] = np.cumsum(self._median(users, a, c, k, prefixes))
                 cdf = cache[(a, c, k)]
                 u = gen.random(int(sel.sum())) * cdf[-1]
                 mid[sel] = a + np.minimum(np.searchsorted(cdf, u, side="right"), cdf.size - 1)

@@ -181,3 +181,15 @@ def test_selection_is_data_independent() -> None:
 def test_bad_input_names_the_argument(call, name) -> None:
     with pytest.raises(dpcheck.InvalidArgument, match=name):
         call()
+
+
+@FAST
+@given(dataset, st.integers(0, N), st.integers(0, N), st.integers(0, 2))
+def test_fast_median_scores_match_prefix_form(d, lo, hi, s) -> None:
+    from algorithms.pure_agnostic.scores import median_scores_sorted
+
+    lo, hi = min(lo, hi), max(lo, hi)
+    z = as_users(d, 3, N)
+    want = median_scores(z.prefix_points(), lo, hi, s)
+    got = median_scores_sorted(np.sort(z.x, axis=1), N, lo, hi, s)
+    assert (want == got).all()
