@@ -54,8 +54,8 @@ def main() -> None:
                 z = sample_users(dist, n, m, rng)[0]
                 mech = (UserLearner(1.0, 0.1, m, threshold_table(domain)) if name == "UserLearner"
                         else ThresholdLearner(1.0, 0.1, m, domain))
-                many = _best(lambda: mech.sample(z, args.runs, rng), args.repeats)
-                one = _best(lambda: mech.sample(z, 1, rng), args.repeats)
+                many = _best(lambda mech=mech, z=z: mech.sample(z, args.runs, rng), args.repeats)
+                one = _best(lambda mech=mech, z=z: mech.sample(z, 1, rng), args.repeats)
                 rec = {"mechanism": name, "domain": domain, "users": n, "m": m,
                        "runs": args.runs, "runs_per_second": args.runs / many,
                        "batch_seconds": many, "single_run_seconds": one}

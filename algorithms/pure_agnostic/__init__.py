@@ -30,6 +30,21 @@ from .median import PrivateMedian
 from .representation import Representation, decoys, everything, subset, trivial
 from .threshold import PrivateThreshold
 
-__all__ = ["Users", "as_users", "as_items", "threshold_table", "PrivateCompare",
-           "PrivateMinError", "PrivateMedian", "PrivateThreshold", "ItemLearner", "UserLearner",
-           "ThresholdLearner", "Representation", "trivial", "decoys", "everything", "subset"]
+__all__ = [
+           "ItemLearner",
+           "PrivateCompare",
+           "PrivateMedian",
+           "PrivateMinError",
+           "PrivateThreshold",
+           "Representation",
+           "ThresholdLearner",
+           "UserLearner",
+           "Users",
+           "as_items",
+           "as_users",
+           "decoys",
+           "everything",
+           "subset",
+           "threshold_table",
+           "trivial",
+]

@@ -21,8 +21,17 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats
 
-__all__ = ["upper", "tv_distance", "lemma41_k", "select_gap", "compare_rule", "learner_t",
-           "median_s", "discard_m", "SelectionError"]
+__all__ = [
+    "SelectionError",
+    "compare_rule",
+    "discard_m",
+    "learner_t",
+    "lemma41_k",
+    "median_s",
+    "select_gap",
+    "tv_distance",
+    "upper",
+]
 
 
 class SelectionError(ArithmeticError):

@@ -37,7 +37,7 @@ from .binomial import compare_rule
 from .data import Users, as_users
 from .scores import ThresholdClass, class_errors, threshold_mistakes
 
-__all__ = ["laplace_cdf", "PrivateCompare", "PrivateMinError", "min_error_rounds"]
+__all__ = ["PrivateCompare", "PrivateMinError", "laplace_cdf", "min_error_rounds"]
 
 
 def laplace_cdf(x: np.ndarray | float, scale: float) -> np.ndarray:

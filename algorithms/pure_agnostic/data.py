@@ -34,8 +34,16 @@ import numpy as np
 from dpcheck._validation import _fmt, check_int
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["Users", "as_users", "as_items", "threshold_table", "table_from_class", "codes",
-           "code_of", "all_functions"]
+__all__ = [
+    "Users",
+    "all_functions",
+    "as_items",
+    "as_users",
+    "code_of",
+    "codes",
+    "table_from_class",
+    "threshold_table",
+]
 
 
 @dataclass(frozen=True, eq=False)

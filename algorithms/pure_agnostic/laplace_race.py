@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["race_integral", "branch_probabilities"]
+__all__ = ["branch_probabilities", "race_integral"]
 
 _CLIP = 300.0  # centres beyond ±300 scale units act as ±∞ (contributions below e^-300)
 

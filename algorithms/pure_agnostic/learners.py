@@ -46,8 +46,13 @@ from .representation import Representation, trivial
 from .scores import surrogate_scores, user_errors
 from .threshold import PrivateThreshold
 
-__all__ = ["ItemLearner", "UserLearner", "ThresholdLearner", "threshold_rounds",
-           "em_probabilities"]
+__all__ = [
+    "ItemLearner",
+    "ThresholdLearner",
+    "UserLearner",
+    "em_probabilities",
+    "threshold_rounds",
+]
 
 
 def threshold_rounds(alpha: float) -> int:

@@ -35,7 +35,7 @@ from dpcheck.errors import InvalidArgument
 
 from .data import all_functions, codes
 
-__all__ = ["Representation", "trivial", "decoys", "everything", "subset"]
+__all__ = ["Representation", "decoys", "everything", "subset", "trivial"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,8 +19,17 @@ import numpy as np
 
 from .data import Users
 
-__all__ = ["ThresholdClass", "class_errors", "mistakes", "user_errors", "threshold_mistakes", "threshold_user_errors",
-           "disagreements", "surrogate_scores", "median_scores"]
+__all__ = [
+    "ThresholdClass",
+    "class_errors",
+    "disagreements",
+    "median_scores",
+    "mistakes",
+    "surrogate_scores",
+    "threshold_mistakes",
+    "threshold_user_errors",
+    "user_errors",
+]
 
 
 def mistakes(users: Users, table: np.ndarray) -> np.ndarray:

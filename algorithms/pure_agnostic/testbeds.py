@@ -29,8 +29,17 @@ import numpy as np
 from dpcheck.exact import privacy_loss
 from dpcheck.neighbours import UserLevel
 
-__all__ = ["extreme", "confusing", "clean", "users_over", "user_pairs", "max_loss",
-           "WorstPair", "Distribution", "sample_users"]
+__all__ = [
+    "Distribution",
+    "WorstPair",
+    "clean",
+    "confusing",
+    "extreme",
+    "max_loss",
+    "sample_users",
+    "user_pairs",
+    "users_over",
+]
 
 User = tuple[tuple[int, int], ...]
 

@@ -116,7 +116,6 @@ class PrivateThreshold:
         mu_l = None if mid == lo else rm[lo, mid - 1]
         mu_r = None if mid == hi else rm[mid + 1, hi]
         if not self.check_mid:  # B9: f_mid never returned; compare the halves only
-            mu_mid = np.inf
             if mu_l is None:
                 return 0.0, 0.0, 1.0
             if mu_r is None:

@@ -21,11 +21,25 @@ from typing import Any
 import numpy as np
 import pytest
 
-from algorithms.pure_agnostic import (ItemLearner, PrivateCompare, PrivateMedian, PrivateMinError,
-                                      PrivateThreshold, ThresholdLearner, UserLearner, everything,
-                                      threshold_table)
-from algorithms.pure_agnostic.testbeds import (clean, confusing, extreme, max_loss, user_pairs,
-                                               users_over)
+from algorithms.pure_agnostic import (
+    ItemLearner,
+    PrivateCompare,
+    PrivateMedian,
+    PrivateMinError,
+    PrivateThreshold,
+    ThresholdLearner,
+    UserLearner,
+    everything,
+    threshold_table,
+)
+from algorithms.pure_agnostic.testbeds import (
+    clean,
+    confusing,
+    extreme,
+    max_loss,
+    user_pairs,
+    users_over,
+)
 from dpcheck import AddRemove, PureDP, Replace, UserLevel
 from dpcheck.exact import privacy_loss
 

@@ -32,7 +32,7 @@ def _mut(name: str) -> Any:
     return pytest.param(name, marks=pytest.mark.mutant(name))
 
 
-def _selector(variant: str):  # noqa: ANN202 - returns the ℓ-selector under test
+def _selector(variant: str):
     if variant == "selector_largest_index":
         def largest(m: int, p: float, q: float) -> tuple[int, float]:
             t = m - 1

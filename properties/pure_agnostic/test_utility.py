@@ -20,9 +20,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from algorithms.pure_agnostic import (ItemLearner, PrivateCompare, PrivateMedian, PrivateMinError,
-                                      Representation, ThresholdLearner, UserLearner, decoys,
-                                      threshold_table)
+from algorithms.pure_agnostic import (
+    ItemLearner,
+    PrivateCompare,
+    PrivateMedian,
+    PrivateMinError,
+    Representation,
+    ThresholdLearner,
+    UserLearner,
+    decoys,
+    threshold_table,
+)
 from algorithms.pure_agnostic.data import codes
 from algorithms.pure_agnostic.testbeds import Distribution, sample_users
 

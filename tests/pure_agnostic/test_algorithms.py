@@ -14,15 +14,28 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import dpcheck
-from algorithms.pure_agnostic import (ItemLearner, PrivateCompare, PrivateMedian, PrivateMinError,
-                                      PrivateThreshold, ThresholdLearner, UserLearner, as_users,
-                                      everything, threshold_table)
+from algorithms.pure_agnostic import (
+    ItemLearner,
+    PrivateCompare,
+    PrivateMedian,
+    PrivateMinError,
+    PrivateThreshold,
+    ThresholdLearner,
+    UserLearner,
+    as_users,
+    everything,
+    threshold_table,
+)
 from algorithms.pure_agnostic.binomial import compare_rule, learner_t, median_s, upper
-from algorithms.pure_agnostic.laplace_race import branch_probabilities
-from algorithms.pure_agnostic.scores import (median_scores, surrogate_scores,
-                                             threshold_user_errors, user_errors)
-from algorithms.pure_agnostic.testbeds import clean, confusing, extreme
 from algorithms.pure_agnostic.data import all_functions
+from algorithms.pure_agnostic.laplace_race import branch_probabilities
+from algorithms.pure_agnostic.scores import (
+    median_scores,
+    surrogate_scores,
+    threshold_user_errors,
+    user_errors,
+)
+from algorithms.pure_agnostic.testbeds import clean, confusing, extreme
 
 N = 4
 C = threshold_table(N)
@@ -154,7 +167,7 @@ def test_compare_and_median_selection_golden() -> None:
     assert compare_rule(16, 0.0625, 0.1)[1] == 1
     for k in range(1, 9):
         assert median_s(16, (2 / 3) ** (k - 1))[1] == 0
-    mp, t, tau = compare_rule(4, 0.99, 0.5)
+    mp, _, tau = compare_rule(4, 0.99, 0.5)
     assert tau <= 1.0 and mp == 4  # τ clamped (§3.2)
     assert upper(4, 1.2, 1) == 1.0  # probabilities clamped to [0, 1]
 
