@@ -121,6 +121,9 @@ class ItemLearner:
         Count sensitivity of the score used by the mechanism (2 in the paper; bug B6: 1).
     sign
         +1 (reference) or −1 (bug B12: the mechanism favours high scores).
+    data_dependent
+        Bug B13: ``H`` = the concepts ``f_u`` with ``u`` an observed point (or 0), built from
+        the data (assumes ``C`` is the thresholds table) — a support mismatch.
     """
 
     epsilon: float
@@ -128,6 +131,7 @@ class ItemLearner:
     representation: Representation | None = None
     sensitivity: float = 2.0
     sign: int = 1
+    data_dependent: bool = False
     _c: np.ndarray = field(init=False, repr=False, compare=False)
     _rep: Representation = field(init=False, repr=False, compare=False)
 
@@ -151,7 +155,11 @@ class ItemLearner:
 
     def _parts(self, data: Any) -> list[tuple[np.ndarray, np.ndarray]]:
         users = as_items(data, self.domain)
-        return _mixture(self._rep, lambda h: surrogate_scores(users, self._c, h, 0, 0),
+        rep = self._rep
+        if self.data_dependent:  # B13: never do this (notes §2.6 item 5)
+            seen = sorted({0, *users.x.ravel().tolist()})
+            rep = Representation((self._c[seen],), "data-dependent")
+        return _mixture(rep, lambda h: surrogate_scores(users, self._c, h, 0, 0),
                         self.epsilon, self.sensitivity, self.sign)
 
     def pmf(self, data: Any) -> dict[int, float]:

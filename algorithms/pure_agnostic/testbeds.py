@@ -178,7 +178,9 @@ class NoisyMinCount:
 
     The statistic ``PrivateCompare`` thresholds (count sensitivity 1 under adding, removing or
     replacing a user). ``scale=1`` is the paper's ``Lap(Δ/ε)``; bug B2 uses ``scale = 1/m``. This
-    releases the noisy *count* (never a normalised value: B14, notes §6.2).
+    releases the noisy *count*; ``normalised=True`` is bug B14 (``err^t_z + Lap(1/(εn))``
+    released: under add/remove the two scales differ, the density ratio is unbounded in the
+    tails, notes §6.2).
     """
 
     epsilon: float
@@ -186,12 +188,16 @@ class NoisyMinCount:
     m: int
     domain: int
     scale: float = 1.0
+    normalised: bool = False
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         from .data import as_users
         from .scores import threshold_user_errors
         users = as_users(data, self.m, self.domain)
         e = threshold_user_errors(users, self.t)
+        if self.normalised:  # B14: err^t_z + Lap(1/(εn)) released as a value
+            n = max(users.n, 1)
+            return float(e.min()) / n + rng.laplace(0.0, self.scale / (self.epsilon * n), size)
         return float(e.min()) + rng.laplace(0.0, self.scale / self.epsilon, size)
 
 

@@ -40,12 +40,16 @@ LAPLACE_ADD = ([clean(M)] * 3, [clean(M)] * 3 + [confusing(M)])
 
 
 @pytest.mark.claim(paper="002", ref="Lemma 2.5", kind="privacy")
-@pytest.mark.parametrize("variant", ["reference", _mut("laplace_scale_over_m")])
+@pytest.mark.parametrize("variant", ["reference", _mut("laplace_scale_over_m"),
+                                     _mut("laplace_normalised_by_n")])
 def test_laplace_count_is_private(variant: str, dp_audit: Any) -> None:
     """``min_c E_t(c) + Lap(1/ε)`` is ε-DP under replace- and add/remove-one-user (count
-    sensitivity 1); the mutant uses B2's scale ``1/(mε)`` (loss ``mε`` = 4 on these pairs)."""
-    scale = 1.0 if variant == "reference" else 1.0 / M
-    mech = NoisyMinCount(1.0, t=0, m=M, domain=4, scale=scale)
+    sensitivity 1). Mutants: B2's scale ``1/(mε)`` (loss ``mε`` = 4 on these pairs); B14, the
+    normalised ``err^t_z + Lap(1/(εn))`` released (ε-DP under replace, unbounded under
+    add/remove: scales 1/3 vs 1/4)."""
+    scale = 1.0 / M if variant == "laplace_scale_over_m" else 1.0
+    mech = NoisyMinCount(1.0, t=0, m=M, domain=4, scale=scale,
+                         normalised=variant == "laplace_normalised_by_n")
     for (d, dp), mode in ((LAPLACE_PAIR, "replace"), (LAPLACE_ADD, "add_remove")):
         dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=UserLevel(M, mode=mode))
 

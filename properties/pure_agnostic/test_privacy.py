@@ -220,7 +220,8 @@ def test_private_threshold_audit(variant: str, dp_audit: Any) -> None:
 # ============================================================================= Theorem 3.4
 
 def _item(variant: str) -> ItemLearner:
-    return ItemLearner(1.0, C, everything(N), sensitivity=1.0 if variant == "item_delta_1" else 2.0)
+    return ItemLearner(1.0, C, everything(N), sensitivity=1.0 if variant == "item_delta_1" else 2.0,
+                       data_dependent=variant == "item_data_dependent_h")
 
 
 #: Replace pair of the exhaustive enumeration (n ≤ 4, H = all 16 functions): reference 0.577,
@@ -231,13 +232,16 @@ ITEM_PAIRS = (("replace", [(1, 1), (1, 1), (3, 0), (2, 1)], [(1, 1), (1, 1), (3,
 
 
 @pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
-@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1")])
+@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1"),
+                                     _mut("item_data_dependent_h")])
 def test_item_learner_exact_privacy(variant: str, dp_record: Any) -> None:
     """The item-level learner (exponential mechanism over H with the surrogate score, Δ = 2/n)
     is 1-DP, exactly, on the enumeration's worst pairs, for the improper H of all 16 functions
-    (where the surrogate moves by 2) and for H = C. Mutant B6: Δ = 1/n (the §3 text's "1/n")."""
+    (where the surrogate moves by 2) and for H = C. Mutants: B6 Δ = 1/n (the §3 text's "1/n");
+    B13 H built from the observed points (support mismatch: loss ∞)."""
     for rep in (everything(N), None):
-        mech = ItemLearner(1.0, C, rep, sensitivity=1.0 if variant == "item_delta_1" else 2.0)
+        mech = ItemLearner(1.0, C, rep, sensitivity=1.0 if variant == "item_delta_1" else 2.0,
+                           data_dependent=variant == "item_data_dependent_h")
         for mode, d, dp in ITEM_PAIRS:
             eps = privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
             dp_record("exact", {"variant": variant, "H": "all" if rep else "C", "relation": mode,
@@ -246,7 +250,8 @@ def test_item_learner_exact_privacy(variant: str, dp_record: Any) -> None:
 
 
 @pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
-@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1")])
+@pytest.mark.parametrize("variant", ["reference", _mut("item_delta_1"),
+                                     _mut("item_data_dependent_h")])
 def test_item_learner_audit(variant: str, dp_audit: Any) -> None:
     """Audit (H = all 16 functions) under replace- and add/remove-one-example."""
     mech = _item(variant)
