@@ -15,6 +15,12 @@ Outputs are truth-table codes (``ItemLearner``/``UserLearner``) or threshold ind
 ``transcript=True`` the user-level learners release ``j·2^S + output`` where ``η̂ = j/2^T`` (``S``
 bits hold the output), the joint law the privacy proof composes.
 
+Decisions (notes §6): β is not an argument — it enters the paper only through its sufficient n
+and union-bound splits (β/5, β/7, β/4, β/T), which the tests replace by calibrated sizes
+(§6.12); the §3 text's "sensitivity at least 1/n" is read as "at most 2/n" (Appendix B; §6.7);
+Theorem 4.6's "as in the item-level (Theorem 4.6)" means Theorem 3.4; the representation is a
+black box (§6.8, :mod:`.representation`); C is finite (truth tables, §6.9).
+
 Mutant knobs (notes §5): ``sensitivity`` (B6: 1 instead of 2), ``accounting="item"`` (B1: the
 user-level exponential mechanism scored on the flattened ``nm`` examples), ``sign=-1`` (B12:
 ``exp(+εq/2Δ)``), ``t_from="data"`` (B5: ``t`` from the non-private minimum error),
