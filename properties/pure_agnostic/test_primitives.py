@@ -50,8 +50,13 @@ def test_laplace_count_is_private(variant: str, dp_audit: Any) -> None:
     scale = 1.0 / M if variant == "laplace_scale_over_m" else 1.0
     mech = NoisyMinCount(1.0, t=0, m=M, domain=4, scale=scale,
                          normalised=variant == "laplace_normalised_by_n")
+    # The paper's Laplace mechanism is over the reals: audit values only. With dpcheck's float
+    # features on, numpy's textbook float Laplace around an integer count is refuted through the
+    # low-order bits (eps_lower 8.85 on the replace pair), a floating-point finding outside the
+    # paper's model (notes §6.14), recorded in the catalogue note.
     for (d, dp), mode in ((LAPLACE_PAIR, "replace"), (LAPLACE_ADD, "add_remove")):
-        dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=UserLevel(M, mode=mode))
+        dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=UserLevel(M, mode=mode),
+                 float_features=False)
 
 
 @pytest.mark.claim(paper="002", ref="Lemma 2.5", kind="privacy")
