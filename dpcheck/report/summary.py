@@ -70,9 +70,10 @@ def render_summary(document: Mapping[str, Any], figures: Sequence[Any] = ()) -> 
     if errs:
         out += [f"### Errata ({sum(e.in_catalog for e in errs)} in the catalogue, "
                 f"{sum(len(e.records) for e in errs)} confirming records)", ""]
-        out += _capped([f"- **{e.paper} {e.ref}** ({len(e.records)} record(s)"
+        out += _capped([f"- **{_label(e)}** ({len(e.records)} record(s)"
                         + ("" if e.in_catalog else "; not a catalogue erratum") + "): "
-                        + _cell(truncate(e.note or "—", 300)) for e in errs], 10_000, "errata")
+                        + _cell(truncate(e.note or _witness_name(e), 300)) for e in errs],
+                       10_000, "errata")
         out.append("")
     kills = kill_rows(document)
     survivors = [k for k in kills if k.get("outcome") != "caught"]
@@ -98,3 +99,19 @@ def render_summary(document: Mapping[str, Any], figures: Sequence[Any] = ()) -> 
     if len(text) > LIMIT:  # cannot happen with the caps above; a last guard
         text = text[: LIMIT - 80] + "\n\n… (cut at the summary limit; see audit.md)\n"
     return text
+
+
+def _label(e: Any) -> str:
+    """``paper ref`` of an erratum, or a plain word when it is tied to no numbered result."""
+    label = " ".join(x for x in (e.paper, e.ref) if x and x != "—")
+    return label or "unnumbered statement"
+
+
+def _witness_name(e: Any) -> str:
+    """The name of the first confirming record (what the witness shows), for errata that have
+    no catalogue note."""
+    for r in e.records:
+        name = (r.get("result") or {}).get("name") if hasattr(r, "get") else None
+        if name:
+            return f"witness: {name}"
+    return "—"
