@@ -29,11 +29,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ._validation import check_alpha, check_int, check_probability, check_seed
 from .claims import ApproxDP, PureDP
 from .errors import InvalidArgument
-from .events import MAX_ATOMS, Candidate, select_events
+from .events import MAX_ATOMS, Candidate, Event, select_events
+from .executor import check_executor, chunk_generator, chunk_sizes, run_chunks
 from .features import FeatureMap, Featurizer
 from .mechanism import as_sampler, draw, mechanism_name, pmf_of
 from .results import AuditResult, Witness
@@ -69,6 +71,7 @@ def audit(
     explore_fraction: float = 0.1,
     max_atoms: int = MAX_ATOMS,
     progress: Callable[[int, int], None] | None = None,
+    executor: Any = None,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -103,6 +106,13 @@ def audit(
         Cap on the number of point events per feature.
     progress
         Called as ``progress(done, total)`` with the outputs drawn so far (both sides).
+    executor
+        ``None`` (draw in this process), a :class:`concurrent.futures.Executor` or a Dask
+        ``distributed.Client``: the confirmation chunks (:data:`CHUNK` outputs each, with their
+        own seeds) are drawn and counted on its workers and only the counts come back.
+        Exploration stays in this process. The result does not depend on the executor or on
+        the number of workers. The mechanism, datasets and feature map must be picklable for
+        process-based executors.
 
     Returns
     -------
@@ -152,6 +162,7 @@ def audit(
         if isinstance(relation, type) or not callable(getattr(relation, "check", None)):
             raise InvalidArgument(f"relation={relation!r} must be a dpcheck neighbour relation")
         relation.check(d, d_prime)
+    executor = check_executor(executor)
     sampler = as_sampler(mechanism)
 
     n_explore = exploration_size(samples, explore_fraction)
@@ -167,7 +178,8 @@ def audit(
     )
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
     counts = _confirm(sampler, d, d_prime, featurizer, chosen, n_confirm, seed_seq,
-                      (out_d.shape[1:], out_d.dtype.kind), progress, 2 * n_explore, 2 * samples)
+                      (out_d.shape[1:], out_d.dtype.kind), progress, 2 * n_explore, 2 * samples,
+                      executor)
 
     level = alpha / len(chosen)
     witnesses = []
@@ -232,25 +244,39 @@ def _label_rows(
 def _confirm(
     sampler: Any, d: Any, d_prime: Any, featurizer: Featurizer, chosen: list[Candidate],
     n_confirm: int, seed_seq: np.random.SeedSequence, shape: tuple[tuple[int, ...], str],
-    progress: Callable[[int, int], None] | None, done: int, total: int,
+    progress: Callable[[int, int], None] | None, done: int, total: int, executor: Any = None,
 ) -> list[tuple[int, int]]:
-    """Count every chosen event on fresh samples of both sides (streamed in chunks)."""
+    """Count every chosen event on fresh samples of both sides, in chunks of :data:`CHUNK`
+    (each with its own stream, see :func:`dpcheck.executor.chunk_generator`), run by
+    ``executor``; only the counts come back."""
+    events = tuple(cand.event for cand in chosen)
+    sizes = chunk_sizes(n_confirm, CHUNK)
+    tasks = [(sampler, data, size, seed_seq, side, i, featurizer, events, shape)
+             for side, data in enumerate((d, d_prime)) for i, size in enumerate(sizes)]
+    drawn = [done]
+
+    def report(i: int) -> None:
+        drawn[0] += tasks[i][2]
+        if progress is not None:
+            progress(drawn[0], total)
+
+    parts = run_chunks(executor, count_chunk, tasks, report)
     counts = np.zeros((len(chosen), 2), dtype=np.int64)
-    needed = {cand.event.feature for cand in chosen}
-    for side, data in enumerate((d, d_prime)):
-        rng = generator(seed_seq, "confirm", side)
-        remaining = n_confirm
-        while remaining:
-            size = min(CHUNK, remaining)
-            out = draw(sampler, data, size, rng, arg="mechanism", trailing=shape[0], kind=shape[1])
-            cols = featurizer(out, only=needed)
-            for i, cand in enumerate(chosen):
-                counts[i, side] += cand.event.count(cols)
-            remaining -= size
-            done += size
-            if progress is not None:
-                progress(done, total)
+    for task, part in zip(tasks, parts):
+        counts[:, task[4]] += part
     return [(int(a), int(b)) for a, b in counts]
+
+
+def count_chunk(
+    sampler: Any, data: Any, size: int, seed_seq: np.random.SeedSequence, side: int, index: int,
+    featurizer: Featurizer, events: tuple[Event, ...], shape: tuple[tuple[int, ...], str],
+) -> NDArray[np.int64]:
+    """Draw chunk ``index`` of side ``side`` (``size`` outputs) and count each event in it
+    (the unit of work sent to an executor's workers)."""
+    rng = chunk_generator(seed_seq, "confirm", side, index)
+    out = draw(sampler, data, size, rng, arg="mechanism", trailing=shape[0], kind=shape[1])
+    cols = featurizer(out, only={ev.feature for ev in events})
+    return np.array([ev.count(cols) for ev in events], dtype=np.int64)
 
 
 def _exact(

@@ -352,8 +352,18 @@ def select_events(
     gen_score = np.array([s for _, _, s in shortlist])
     order = np.lexsort((-gen_score, -v_score))
     chosen = []
-    for idx in order[:k]:
+    taken: set[tuple[bool, int, int, int, int]] = set()
+    for idx in order:
+        if len(chosen) == k:
+            break
         event, forward, _ = shortlist[idx]
+        # The same set of outputs reached through two features (a row pattern, its flag
+        # column, its learned score) has identical counts on both halves: confirm it once.
+        twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
+                int(v_dp[idx]))
+        if twin in taken:
+            continue
+        taken.add(twin)
         direction: Direction = "d>d_prime" if forward else "d_prime>d"
         chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
                                 int(v_q[idx])))

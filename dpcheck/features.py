@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import InvalidArgument
+from .learned import LogisticScore, SignCount
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
 
@@ -120,6 +121,8 @@ class Featurizer:
     trailing: tuple[int, ...]
     user_map: FeatureMap | None = None
     llr: NaiveBayesLLR | None = None
+    logit: LogisticScore | None = None
+    signs: SignCount | None = None
 
     @classmethod
     def build(
@@ -153,8 +156,15 @@ class Featurizer:
             if outputs_prime is not None and outputs.shape[0] >= 4:
                 feats.append(Feature("llr(output)", True))
                 half = outputs.shape[0] // 2
-                llr = NaiveBayesLLR.fit(outputs[:half], outputs_prime[:half])
-                return cls(tuple(feats + [Feature("row", False)]), trailing, user_map, llr)
+                gen_d, gen_dp = outputs[:half], outputs_prime[:half]
+                llr = NaiveBayesLLR.fit(gen_d, gen_dp)
+                logit = LogisticScore.fit(gen_d, gen_dp)
+                feats.append(Feature("logit(output)", True))
+                signs = SignCount.fit(gen_d, gen_dp)
+                if signs is not None:
+                    feats.append(Feature("signs(output)", True))
+                return cls(tuple(feats + [Feature("row", False)]), trailing, user_map, llr,
+                           logit, signs)
             feats.append(Feature("row", False))
         else:
             feats.append(Feature("row", False))
@@ -185,6 +195,12 @@ class Featurizer:
             elif name == "llr(output)":
                 assert self.llr is not None
                 cols.append(self.llr(outputs))
+            elif name == "logit(output)":
+                assert self.logit is not None
+                cols.append(self.logit(outputs))
+            elif name == "signs(output)":
+                assert self.signs is not None
+                cols.append(self.signs(outputs))
             else:  # output[j]
                 cols.append(outputs[:, int(name[7:-1])])
         return cols
