@@ -145,7 +145,7 @@ class LogisticScore:
 
         theta0 = np.zeros(z.shape[1] + 1)
         res = minimize(loss, theta0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": 200, "gtol": 1e-8})
+                       options={"maxiter": 100, "gtol": 1e-8})
         w = np.asarray(res.x[1:]) / sd
         return cls(cols, w)
 
