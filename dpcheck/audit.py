@@ -36,6 +36,7 @@ import dataclasses
 import inspect
 import math
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,7 @@ from numpy.typing import NDArray
 
 from ._validation import check_alpha, check_int, check_probability, check_seed
 from .claims import ApproxDP, PureDP
-from .errors import InvalidArgument
+from .errors import GlobalRandomStateWarning, InvalidArgument
 from .events import MAX_ATOMS, Candidate, Event, select_events
 from .executor import check_executor, chunk_generator, chunk_sizes, run_chunks
 from .features import FeatureMap, Featurizer
@@ -181,7 +182,13 @@ def audit(
 
     n_explore = exploration_size(samples, explore_fraction)
     n_confirm = samples - n_explore
+    before = _global_state()
     out_d = draw(sampler, d, n_explore, generator(seed_seq, "explore", 0), arg="mechanism")
+    if _global_state() != before:
+        warnings.warn(
+            f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
+            "the rng it is given: the audit's seed does not determine its outputs, so results "
+            "cannot be replayed", GlobalRandomStateWarning, stacklevel=2)
     out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, "explore", 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
     featurizer = Featurizer.build(out_d, features, out_dp)
@@ -247,6 +254,15 @@ def audit(
         exact_delta=exact_delta,
         sampler_check=sampler_report,
     )
+
+
+def _global_state() -> tuple[int, bytes]:
+    """A fingerprint of NumPy's legacy global random state (position and key words)."""
+    state = np.random.get_state(legacy=False)
+    inner = state["state"] if isinstance(state, dict) else None
+    if inner is not None and "key" in inner:
+        return int(inner["pos"]), np.asarray(inner["key"]).tobytes()
+    return 0, repr(state).encode()
 
 
 def _label_rows(
