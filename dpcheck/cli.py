@@ -218,12 +218,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     relation = parse_neighbour(args.neighbour)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     bar = ProgressBar(sys.stderr) if show else None
+    executor = _executor(args)
     try:
         result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
-                       seed=args.seed, relation=relation, progress=bar)
+                       seed=args.seed, relation=relation, progress=bar, executor=executor)
     finally:
         if bar is not None:
             bar.close()
+        if executor is not None:
+            executor.close() if hasattr(executor, "close") else executor.shutdown()
     text = dumps(result.to_dict())
     print(text.rstrip() if args.json else result.summary())
     if args.out:
@@ -234,6 +237,27 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise InvalidArgument(f"--out={args.out!r}: cannot write: {exc}") from exc
     return 1 if result.violation else 0
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """``--scheduler ADDRESS``: a Dask client; ``--workers N``: a local process pool."""
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise InvalidArgument("--scheduler needs dask[distributed] (pip install "
+                                  "'dpcheck[dask]')") from exc
+        try:
+            return Client(args.scheduler)
+        except (OSError, ValueError, TimeoutError) as exc:
+            raise InvalidArgument(f"--scheduler={args.scheduler!r}: {exc}") from exc
+    if args.workers is not None:
+        if args.workers < 1:
+            raise InvalidArgument(f"--workers={args.workers} must be >= 1")
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(args.workers)
+    return None
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -307,6 +331,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--neighbour", default=None, metavar="REL",
                    help="check that D and D′ are neighbours: add_remove, replace, "
                         "user_level:K[:replace|add_remove] or none (default: no check)")
+    a.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="draw the confirmation samples on N local worker processes")
+    a.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="draw them on a Dask cluster (scheduler address, e.g. tcp://host:8786)")
     a.add_argument("--json", action="store_true", help="print the full result as JSON")
     a.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE (atomically)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
