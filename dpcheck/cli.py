@@ -254,9 +254,11 @@ def _executor(args: argparse.Namespace) -> Any:
     if args.workers is not None:
         if args.workers < 1:
             raise InvalidArgument(f"--workers={args.workers} must be >= 1")
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(args.workers)
+        # spawn: workers import the mechanism by name (no fork of a threaded process)
+        return ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
     return None
 
 

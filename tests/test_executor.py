@@ -9,6 +9,7 @@ locally, and unpicklable work must be a named error.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -127,3 +128,23 @@ def test_counterexample_search_confirms_on_the_executor():
         other = find_counterexample(LaplaceSum(0.5), PureDP(0.2), executor=threads, **kw)
     assert local.found and other.found
     assert other.audit.epsilon_lower == local.audit.epsilon_lower
+
+
+def test_cli_workers_flag_gives_the_local_result(tmp_path, monkeypatch, capsys):
+    from dpcheck.cli import main
+
+    (tmp_path / "dpcheck_exec_mechs.py").write_text(
+        "def laplace_count(data, size, rng):\n"
+        "    return sum(data) + rng.laplace(0.0, 2.0, size)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["audit", "dpcheck_exec_mechs:laplace_count", "--data", "[1.0]", "--data-prime",
+            "[0.0]", "--claim", "pure:0.5", "--samples", "20000", "--json"]
+    code_local = main(argv)
+    local = json.loads(capsys.readouterr().out)
+    code_pool = main([*argv, "--workers", "2"])
+    pooled = json.loads(capsys.readouterr().out)
+    for rec in (local, pooled):
+        rec.pop("seconds")
+    assert code_local == code_pool == 0 and pooled == local
+    assert main([*argv, "--workers", "0"]) == 2
+    assert "--workers=0 must be >= 1" in capsys.readouterr().err
