@@ -47,6 +47,8 @@ SHRINK = 0.1
 #: Shrinkage at the validation stage (mild: the counts are fresh for the shortlist, so only a
 #: small winner's curse remains, and rare-but-real events must not be shrunk away).
 VALIDATION_SHRINK = 0.3
+#: Shortlists longer than this get proportionally stronger validation shrinkage.
+MILD_SHORTLIST = 100
 #: Candidates re-scored on the validation half of the exploration sample: the best of every
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
@@ -316,6 +318,14 @@ def projected_ratio(
         return np.where((x > 0) & (pi_lo > 0), np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)
 
 
+def validation_shrink(shortlisted: int) -> float:
+    """Shrinkage level at the validation stage: :data:`VALIDATION_SHRINK` for up to
+    :data:`MILD_SHORTLIST` shortlisted candidates, then proportionally stronger (the best of
+    many fresh scores still has a winner's curse: with hundreds of candidates from many
+    vector coordinates a noise tail event otherwise beats a weak real signal)."""
+    return VALIDATION_SHRINK * min(1.0, MILD_SHORTLIST / max(shortlisted, 1))
+
+
 def select_events(
     explore_d: list[NDArray[Any]],
     explore_dp: list[NDArray[Any]],
@@ -331,7 +341,8 @@ def select_events(
     """Choose up to ``k`` (event, direction) candidates on the exploration sample.
 
     Returns the candidates (best first by validation score; distinct generation-count
-    signatures so that α is not spent twice on one event) and the number of (event, direction)
+    signatures so that α is not spent twice on one event; ``k + 1`` of them for shortlists
+    longer than :data:`MILD_SHORTLIST`, see the code) and the number of (event, direction)
     pairs that were generated. ``ratio=True`` (pure claims with Poissonized confirmation sizes)
     also projects the conditional ratio test and records the sharper method per candidate.
     """
@@ -373,27 +384,37 @@ def select_events(
     v_dp = np.array([ev.count(val_dp) for ev, _, _ in shortlist], dtype=np.int64)
     fwd = np.array([f for _, f, _ in shortlist])
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
-    v_score = projected_score(v_p, v_q, n_explore=n_val, shrink=VALIDATION_SHRINK, **kw)
-    v_union = projected_score(v_p, v_q, n_explore=n_val, shrink=VALIDATION_SHRINK,
-                              n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+    # The k best fresh validation scores under mild shrinkage (rare real events survive); for
+    # long shortlists (vector outputs: hundreds of candidates) one more candidate, the best
+    # under shrinkage grown with the shortlist, so that a noise tail event does not take the
+    # place of a weak real signal. The caller's Bonferroni split counts every candidate.
     gen_score = np.array([s for _, _, s in shortlist])
-    order = np.lexsort((-gen_score, -v_score))
-    chosen = []
+    rankings = []
+    for shrink in (VALIDATION_SHRINK, validation_shrink(len(shortlist))):
+        score = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink, **kw)
+        union = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink,
+                                n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+        rankings.append((np.lexsort((-gen_score, -score)), score, union))
+    chosen: list[Candidate] = []
     taken: set[tuple[bool, int, int, int, int]] = set()
-    for idx in order:
-        if len(chosen) == k:
-            break
-        event, forward, _ = shortlist[idx]
-        # The same set of outputs reached through two features (a row pattern, its flag
-        # column, its learned score) has identical counts on both halves: confirm it once.
-        twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
-                int(v_dp[idx]))
-        if twin in taken:
-            continue
-        taken.add(twin)
-        direction: Direction = "d>d_prime" if forward else "d_prime>d"
-        method: Literal["union", "ratio"] = (
-            "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
-        chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
-                                int(v_q[idx]), method))
+    quotas = [k, 1 if len(shortlist) > MILD_SHORTLIST else 0]
+    for (order, v_score, v_union), quota in zip(rankings, quotas):
+        picked = 0
+        for idx in order:
+            if picked == quota:
+                break
+            event, forward, _ = shortlist[idx]
+            # The same set of outputs reached through two features (a row pattern, its flag
+            # column, its learned score) has identical counts on both halves: confirm it once.
+            twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
+                    int(v_dp[idx]))
+            if twin in taken:
+                continue
+            taken.add(twin)
+            picked += 1
+            direction: Direction = "d>d_prime" if forward else "d_prime>d"
+            method: Literal["union", "ratio"] = (
+                "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
+            chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
+                                    int(v_q[idx]), method))
     return chosen, 2 * total
