@@ -120,7 +120,9 @@ def audit(
     max_atoms
         Cap on the number of point events per feature.
     progress
-        Called as ``progress(done, total)`` with the outputs drawn so far (both sides).
+        Called as ``progress(done, total)`` with the outputs drawn so far (both sides; with
+        Poissonized confirmation sizes the confirmation share is scaled to the budget, so the
+        last call is ``progress(total, total)``).
     executor
         ``None`` (draw in this process), a :class:`concurrent.futures.Executor` or a Dask
         ``distributed.Client``: the confirmation chunks (:data:`CHUNK` outputs each, with their
@@ -295,12 +297,13 @@ def _confirm(
     tasks = [(sampler, data, size, seed_seq, side, i, featurizer, events, shape)
              for side, data in enumerate((d, d_prime))
              for i, size in enumerate(chunk_sizes(sizes[side], CHUNK))]
-    drawn = [done]
+    drawn = [0]
+    planned = max(sum(sizes), 1)
 
-    def report(i: int) -> None:
+    def report(i: int) -> None:  # Poisson sizes: progress scaled to the budget, ends at total
         drawn[0] += tasks[i][2]
         if progress is not None:
-            progress(drawn[0], total)
+            progress(done + (total - done) * drawn[0] // planned, total)
 
     parts = run_chunks(executor, count_chunk, tasks, report)
     counts = np.zeros((len(chosen), 2), dtype=np.int64)
