@@ -49,6 +49,8 @@ SHRINK = 0.1
 VALIDATION_SHRINK = 0.3
 #: Shortlists longer than this get proportionally stronger validation shrinkage.
 MILD_SHORTLIST = 100
+#: Extra candidates (ranked with the stronger shrinkage) for long shortlists.
+EXTRA_STRONG = 1
 #: Candidates re-scored on the validation half of the exploration sample: the best of every
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
@@ -397,7 +399,10 @@ def select_events(
         rankings.append((np.lexsort((-gen_score, -score)), score, union))
     chosen: list[Candidate] = []
     taken: set[tuple[bool, int, int, int, int]] = set()
-    quotas = [k, 1 if len(shortlist) > MILD_SHORTLIST else 0]
+    # One candidate per feature: neighbouring thresholds of one feature are near-duplicates
+    # (and, for noise tails, duplicates of one chance fluctuation); other views get the slot.
+    features_taken: set[int] = set()
+    quotas = [k, EXTRA_STRONG if len(shortlist) > MILD_SHORTLIST else 0]
     for (order, v_score, v_union), quota in zip(rankings, quotas):
         picked = 0
         for idx in order:
@@ -408,9 +413,10 @@ def select_events(
             # column, its learned score) has identical counts on both halves: confirm it once.
             twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
                     int(v_dp[idx]))
-            if twin in taken:
+            if twin in taken or event.feature in features_taken:
                 continue
             taken.add(twin)
+            features_taken.add(event.feature)
             picked += 1
             direction: Direction = "d>d_prime" if forward else "d_prime>d"
             method: Literal["union", "ratio"] = (
