@@ -399,10 +399,12 @@ def select_events(
         rankings.append((np.lexsort((-gen_score, -score)), score, union))
     chosen: list[Candidate] = []
     taken: set[tuple[bool, int, int, int, int]] = set()
-    # One candidate per feature: neighbouring thresholds of one feature are near-duplicates
-    # (and, for noise tails, duplicates of one chance fluctuation); other views get the slot.
+    # Long shortlists (many features): one candidate per feature — neighbouring thresholds of
+    # one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
+    # views get the slot. Short shortlists (scalar outputs) keep k thresholds of one feature.
     features_taken: set[int] = set()
-    quotas = [k, EXTRA_STRONG if len(shortlist) > MILD_SHORTLIST else 0]
+    diverse = len(shortlist) > MILD_SHORTLIST
+    quotas = [k, EXTRA_STRONG if diverse else 0]
     for (order, v_score, v_union), quota in zip(rankings, quotas):
         picked = 0
         for idx in order:
@@ -413,7 +415,7 @@ def select_events(
             # column, its learned score) has identical counts on both halves: confirm it once.
             twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
                     int(v_dp[idx]))
-            if twin in taken or event.feature in features_taken:
+            if twin in taken or (diverse and event.feature in features_taken):
                 continue
             taken.add(twin)
             features_taken.add(event.feature)

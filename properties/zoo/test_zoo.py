@@ -47,8 +47,6 @@ BELOW_RESOLUTION = {
     "delta_leak_1e-05": "the leaked output has probability 1e-5: ~10 hits in 1e6 samples, needs "
                         "~1e7 per side",
     "delta_leak_1e-06": "the leaked output has probability 1e-6: needs ~1e8 per side",
-    "svt3": "the violating events (value released below the threshold) have probability ~4e-6 "
-            "on the worst pair; at 1e6 the bound reaches ~0.06 of 0.5 (benchmark)",
 }
 
 ENTRIES = entries()
