@@ -1,21 +1,24 @@
 """dpcheck: executable differential-privacy claims.
 
 The public API: claims (:class:`PureDP`, :class:`ApproxDP`), neighbour relations
-(:class:`AddRemove`, :class:`Replace`, :class:`UserLevel`), the auditor (:func:`audit` →
-:class:`AuditResult`), accuracy claims (:func:`check_accuracy`), exact analysis (:func:`exact_privacy`, module :mod:`dpcheck.exact`), closeness and
-generalization checkers (:func:`audit_closeness`, :func:`check_perfect_generalization`,
-:func:`check_robust_generalization`) and the errors (:class:`InvalidArgument`,
-:class:`PrivacyViolation`, :class:`AccuracyViolation`).
+(:class:`AddRemove`, :class:`Replace`, :class:`UserLevel`, :class:`QueryAnswers`), the auditor
+(:func:`audit` → :class:`AuditResult`, :func:`audit_pairs`), accuracy claims
+(:func:`check_accuracy`), exact analysis (:func:`exact_privacy`, module :mod:`dpcheck.exact`),
+closeness and generalization checkers (:func:`audit_closeness`,
+:func:`check_perfect_generalization`, :func:`check_robust_generalization`), adapters for
+one-output-per-call mechanisms (:func:`from_scalar`, :mod:`dpcheck.integrations`) and the errors
+(:class:`InvalidArgument`, :class:`PrivacyViolation`, :class:`AccuracyViolation`).
 """
 
 from typing import TYPE_CHECKING, Any
 
 from .audit import audit
 from .claims import ApproxDP, PureDP
-from .errors import AccuracyViolation, DPCheckError, InvalidArgument, PrivacyViolation
+from .errors import (AccuracyViolation, DPCheckError, GlobalRandomStateWarning, InvalidArgument,
+                     PrivacyViolation)
 from .events import Event
 from .mechanism import ExactMechanism, Mechanism, SamplingMechanism
-from .neighbours import AddRemove, Replace, UserLevel
+from .neighbours import AddRemove, QueryAnswers, Replace, UserLevel
 from .results import AuditResult, Witness
 
 # Heavy parts load on first use (module __getattr__, PEP 562), so `import dpcheck` and the
@@ -29,6 +32,7 @@ _LAZY = {
     "GeneralizationResult": "generalization", "PerfectGeneralization": "generalization",
     "check_perfect_generalization": "generalization",
     "IIDPopulation": "population",
+    "PairsResult": "pairs", "audit_pairs": "pairs",
     "RobustGeneralization": "robust", "check_robust_generalization": "robust",
     "SamplerCheck": "sampler_check",
     "SearchResult": "search", "find_counterexample": "search",
@@ -43,6 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from .exact import ExactPrivacy, exact_privacy
     from .generalization import (GeneralizationResult, PerfectGeneralization,
                                  check_perfect_generalization)
+    from .pairs import PairsResult, audit_pairs
     from .population import IIDPopulation
     from .robust import RobustGeneralization, check_robust_generalization
     from .sampler_check import SamplerCheck
@@ -80,12 +85,15 @@ __all__ = [
     "ExactMechanism",
     "ExactPrivacy",
     "GeneralizationResult",
+    "GlobalRandomStateWarning",
     "IIDPopulation",
     "InvalidArgument",
     "Mechanism",
+    "PairsResult",
     "PerfectGeneralization",
     "PrivacyViolation",
     "PureDP",
+    "QueryAnswers",
     "Replace",
     "RobustGeneralization",
     "SamplerCheck",
@@ -96,6 +104,7 @@ __all__ = [
     "Witness",
     "audit",
     "audit_closeness",
+    "audit_pairs",
     "check_accuracy",
     "check_perfect_generalization",
     "check_robust_generalization",

@@ -27,6 +27,7 @@ import numpy as np
 
 from ._validation import check_alpha, check_int, check_probability, check_real, check_seed
 from .errors import AccuracyViolation, InvalidArgument
+from .executor import check_executor, chunk_sizes, run_chunks
 from .rng import generator
 from .stats import cp_lower, cp_upper
 
@@ -104,6 +105,7 @@ def check_accuracy(
     confidence: float = 0.05,
     seed: int | np.random.SeedSequence | None = None,
     name: str | None = None,
+    executor: Any = None,
 ) -> AccuracyResult:
     """Test "with probability ≥ 1 − beta, error ≤ alpha" by ``trials`` independent trials.
 
@@ -124,6 +126,10 @@ def check_accuracy(
         As for :func:`dpcheck.audit`; ``None`` means 0.
     name
         Label for reports.
+    executor
+        ``None``, a :class:`concurrent.futures.Executor` or a Dask ``distributed.Client``:
+        batches of :data:`BATCH` trials (each with its own seed) run on its workers. The result
+        does not depend on it.
 
     Returns
     -------
@@ -139,8 +145,11 @@ def check_accuracy(
     trials = check_int(trials, "trials", minimum=1)
     confidence = check_alpha(confidence, "confidence")
     seed_seq = check_seed(seed)
-    rng = generator(seed_seq, "accuracy")
-    errors = _run(trial, trials, rng)
+    executor = check_executor(executor)
+    vectorised = _takes_size(trial)
+    tasks = [(trial, vectorised, size, seed_seq, i)
+             for i, size in enumerate(chunk_sizes(trials, BATCH))]
+    errors = np.concatenate(run_chunks(executor, run_batch, tasks))
     failures = int(np.count_nonzero(errors > alpha))
     from scipy.stats import binomtest  # lazy: scipy.stats costs ~1.5 s at import
 
@@ -158,23 +167,22 @@ def check_accuracy(
     )
 
 
-def _run(trial: Callable[..., Any], trials: int, rng: np.random.Generator) -> np.ndarray:
+def run_batch(
+    trial: Callable[..., Any], vectorised: bool, size: int, seed_seq: np.random.SeedSequence,
+    index: int,
+) -> np.ndarray:
+    """Errors of batch ``index`` (``size`` trials) on its own stream: batch 0 on the stream
+    ``"accuracy"`` (as in earlier versions), batch ``i ≥ 1`` on its child ``i``."""
+    rng = generator(seed_seq, "accuracy") if index == 0 else generator(seed_seq, "accuracy", index)
     try:
-        if _takes_size(trial):
-            parts = []
-            left = trials
-            while left:
-                size = min(BATCH, left)
-                part = np.asarray(trial(size, rng), dtype=np.float64)
-                if part.shape != (size,):
-                    raise InvalidArgument(
-                        f"trial returned shape {part.shape} for size={size}; it must return "
-                        f"({size},) errors")
-                parts.append(part)
-                left -= size
-            errors = np.concatenate(parts)
+        if vectorised:
+            errors = np.asarray(trial(size, rng), dtype=np.float64)
+            if errors.shape != (size,):
+                raise InvalidArgument(
+                    f"trial returned shape {errors.shape} for size={size}; it must return "
+                    f"({size},) errors")
         else:
-            errors = np.array([float(trial(rng)) for _ in range(trials)])
+            errors = np.array([float(trial(rng)) for _ in range(size)])
     except InvalidArgument:
         raise
     except Exception as exc:  # noqa: BLE001 - re-raised with context
@@ -182,6 +190,3 @@ def _run(trial: Callable[..., Any], trials: int, rng: np.random.Generator) -> np
     if np.isnan(errors).any():
         raise InvalidArgument("trial returned NaN errors")
     return errors
-
-
-

@@ -304,13 +304,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
               file=sys.stderr)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     bar = ProgressBar(sys.stderr) if show else None
+    executor = _executor(args)
     try:
         result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
                        seed=args.seed, relation=relation, progress=bar,
-                       float_features=args.float_features)
+                       float_features=args.float_features, executor=executor)
     finally:
         if bar is not None:
             bar.close()
+        if executor is not None:
+            executor.close() if hasattr(executor, "close") else executor.shutdown()
     text = dumps(audit_document(result))
     print(text.rstrip() if args.json else result.summary())
     if args.out:
@@ -352,6 +355,29 @@ class PhaseProgress:
         if self.tty and self._phase is not None:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """``--scheduler ADDRESS``: a Dask client; ``--workers N``: a local process pool."""
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise InvalidArgument("--scheduler needs dask[distributed] (pip install "
+                                  "'dpcheck[dask]')") from exc
+        try:
+            return Client(args.scheduler)
+        except (OSError, ValueError, TimeoutError) as exc:
+            raise InvalidArgument(f"--scheduler={args.scheduler!r}: {exc}") from exc
+    if args.workers is not None:
+        if args.workers < 1:
+            raise InvalidArgument(f"--workers={args.workers} must be >= 1")
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: workers import the mechanism by name (no fork of a threaded process)
+        return ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
+    return None
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
@@ -488,6 +514,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "user_level:K[:replace|add_remove] or none (default: no check)")
     a.add_argument("--float-features", action=argparse.BooleanOptionalAction, default=True,
                    help="events on the float64 bits of scalar float outputs (default: on)")
+    a.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="draw the confirmation samples on N local worker processes")
+    a.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="draw them on a Dask cluster (scheduler address, e.g. tcp://host:8786)")
     a.add_argument("--json", action="store_true", help="print the full result as JSON")
     a.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE (atomically)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

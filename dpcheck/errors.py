@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DPCheckError", "InvalidArgument", "PrivacyViolation", "AccuracyViolation"]
+__all__ = ["DPCheckError", "InvalidArgument", "PrivacyViolation", "AccuracyViolation",
+           "GlobalRandomStateWarning"]
 
 
 class DPCheckError(Exception):
@@ -44,3 +45,9 @@ class AccuracyViolation(DPCheckError, AssertionError):
     def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
+
+
+class GlobalRandomStateWarning(UserWarning):
+    """The mechanism draws from NumPy's global ``np.random`` state instead of the ``rng`` it is
+    given: its outputs do not depend on the audit's seed, so the audit cannot be replayed (the
+    bounds stay valid: the draws are still independent). Pass ``rng`` through to every draw."""

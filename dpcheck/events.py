@@ -47,6 +47,10 @@ SHRINK = 0.1
 #: Shrinkage at the validation stage (mild: the counts are fresh for the shortlist, so only a
 #: small winner's curse remains, and rare-but-real events must not be shrunk away).
 VALIDATION_SHRINK = 0.3
+#: Shortlists longer than this get proportionally stronger validation shrinkage.
+MILD_SHORTLIST = 100
+#: Extra candidates (ranked with the stronger shrinkage) for long shortlists.
+EXTRA_STRONG = 1
 #: Candidates re-scored on the validation half of the exploration sample: the best of every
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
@@ -155,7 +159,10 @@ class Candidate:
 
     ``direction == "d>d_prime"`` means the event is claimed more likely under D (``p`` is
     ``P[M(D) ∈ S]``); ``explore_p`` / ``explore_q`` are its counts on the validation half of
-    the exploration sample, in that order, and ``score`` its projected bound there.
+    the exploration sample, in that order, and ``score`` its projected bound there. ``method``
+    is the confirmation statistic projected to be sharper: ``"union"`` (two Clopper–Pearson
+    bounds) or ``"ratio"`` (the conditional test of :func:`dpcheck.stats.ratio_lower`, only
+    offered when confirmation sizes are Poissonized).
     """
 
     event: Event
@@ -163,6 +170,7 @@ class Candidate:
     score: float
     explore_p: int
     explore_q: int
+    method: Literal["union", "ratio"] = "union"
 
 
 @dataclass
@@ -281,16 +289,43 @@ def _best_per_family(
 def projected_score(
     k_p: NDArray[np.int64], k_q: NDArray[np.int64], *, n_explore: float | NDArray[np.float64],
     n_confirm: int, alpha_each: float, delta: float, shrink: float = SHRINK,
+    ratio: bool = False,
 ) -> NDArray[np.float64]:
     """Projected ε lower bound of events with exploration counts ``k_p``, ``k_q`` out of
-    ``n_explore`` (scalar or per event) per side (ranking only)."""
+    ``n_explore`` (scalar or per event) per side (ranking only). With ``ratio``, the larger of
+    the union projection and the conditional-ratio projection (see :func:`projected_ratio`)."""
     p_t = wilson_lower(k_p.astype(np.float64), n_explore, shrink)
     q_t = wilson_upper(k_q.astype(np.float64), n_explore, shrink)
     p_lo = wilson_lower(p_t * n_confirm, n_confirm, alpha_each)
     q_hi = wilson_upper(q_t * n_confirm, n_confirm, alpha_each)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300)) - np.log(q_hi),
-                        -np.inf)
+        union = np.where(p_lo > delta,
+                         np.log(np.maximum(p_lo - delta, 1e-300)) - np.log(q_hi), -np.inf)
+    if not ratio:
+        return union
+    return np.maximum(union, projected_ratio(p_t, q_t, n_confirm, 2 * alpha_each))
+
+
+def projected_ratio(
+    p_t: NDArray[np.float64], q_t: NDArray[np.float64], n_confirm: float, level: float
+) -> NDArray[np.float64]:
+    """Projected ``ln`` of the conditional ratio bound (:func:`dpcheck.stats.ratio_lower`, one
+    test at ``level``) for shrunk probabilities ``p_t``, ``q_t`` (ranking only)."""
+    x, y = p_t * n_confirm, q_t * n_confirm
+    total = x + y
+    with np.errstate(divide="ignore", invalid="ignore"):
+        safe = np.maximum(total, 1e-12)
+        pi_lo = wilson_lower(x, safe, level)
+        pi_lo = np.minimum(pi_lo, 1.0 - 1e-15)
+        return np.where((x > 0) & (pi_lo > 0), np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)
+
+
+def validation_shrink(shortlisted: int) -> float:
+    """Shrinkage level at the validation stage: :data:`VALIDATION_SHRINK` for up to
+    :data:`MILD_SHORTLIST` shortlisted candidates, then proportionally stronger (the best of
+    many fresh scores still has a winner's curse: with hundreds of candidates from many
+    vector coordinates a noise tail event otherwise beats a weak real signal)."""
+    return VALIDATION_SHRINK * min(1.0, MILD_SHORTLIST / max(shortlisted, 1))
 
 
 def select_events(
@@ -303,12 +338,15 @@ def select_events(
     delta: float,
     k: int,
     max_atoms: int = MAX_ATOMS,
+    ratio: bool = False,
 ) -> tuple[list[Candidate], int]:
     """Choose up to ``k`` (event, direction) candidates on the exploration sample.
 
     Returns the candidates (best first by validation score; distinct generation-count
-    signatures so that α is not spent twice on one event) and the number of (event, direction)
-    pairs that were generated.
+    signatures so that α is not spent twice on one event; ``k + 1`` of them for shortlists
+    longer than :data:`MILD_SHORTLIST`, see the code) and the number of (event, direction)
+    pairs that were generated. ``ratio=True`` (pure claims with Poissonized confirmation sizes)
+    also projects the conditional ratio test and records the sharper method per candidate.
     """
     n = explore_d[0].shape[0]
     half = n // 2 if n >= 2 else n  # n = 1: nothing to split; generate and validate on it
@@ -318,7 +356,7 @@ def select_events(
     pools = [_feature_pool(j, f, gen_d[j], gen_dp[j], max_atoms) for j, f in enumerate(features)]
     cd = np.concatenate([p.count_d for p in pools])
     cdp = np.concatenate([p.count_dp for p in pools])
-    kw = dict(n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+    kw = dict(n_confirm=n_confirm, alpha_each=alpha_each, delta=delta, ratio=ratio)
     scores = np.concatenate([projected_score(cd, cdp, n_explore=half, **kw),
                              projected_score(cdp, cd, n_explore=half, **kw)])
     total = cd.size
@@ -348,13 +386,43 @@ def select_events(
     v_dp = np.array([ev.count(val_dp) for ev, _, _ in shortlist], dtype=np.int64)
     fwd = np.array([f for _, f, _ in shortlist])
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
-    v_score = projected_score(v_p, v_q, n_explore=n_val, shrink=VALIDATION_SHRINK, **kw)
+    # The k best fresh validation scores under mild shrinkage (rare real events survive); for
+    # long shortlists (vector outputs: hundreds of candidates) one more candidate, the best
+    # under shrinkage grown with the shortlist, so that a noise tail event does not take the
+    # place of a weak real signal. The caller's Bonferroni split counts every candidate.
     gen_score = np.array([s for _, _, s in shortlist])
-    order = np.lexsort((-gen_score, -v_score))
-    chosen = []
-    for idx in order[:k]:
-        event, forward, _ = shortlist[idx]
-        direction: Direction = "d>d_prime" if forward else "d_prime>d"
-        chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
-                                int(v_q[idx])))
+    rankings = []
+    for shrink in (VALIDATION_SHRINK, validation_shrink(len(shortlist))):
+        score = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink, **kw)
+        union = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink,
+                                n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+        rankings.append((np.lexsort((-gen_score, -score)), score, union))
+    chosen: list[Candidate] = []
+    taken: set[tuple[bool, int, int, int, int]] = set()
+    # Long shortlists (many features): one candidate per feature — neighbouring thresholds of
+    # one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
+    # views get the slot. Short shortlists (scalar outputs) keep k thresholds of one feature.
+    features_taken: set[int] = set()
+    diverse = len(shortlist) > MILD_SHORTLIST
+    quotas = [k, EXTRA_STRONG if diverse else 0]
+    for (order, v_score, v_union), quota in zip(rankings, quotas):
+        picked = 0
+        for idx in order:
+            if picked == quota:
+                break
+            event, forward, _ = shortlist[idx]
+            # The same set of outputs reached through two features (a row pattern, its flag
+            # column, its learned score) has identical counts on both halves: confirm it once.
+            twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
+                    int(v_dp[idx]))
+            if twin in taken or (diverse and event.feature in features_taken):
+                continue
+            taken.add(twin)
+            features_taken.add(event.feature)
+            picked += 1
+            direction: Direction = "d>d_prime" if forward else "d_prime>d"
+            method: Literal["union", "ratio"] = (
+                "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
+            chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
+                                    int(v_q[idx]), method))
     return chosen, 2 * total

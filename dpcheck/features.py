@@ -5,7 +5,9 @@ An event family needs a scalar to threshold or a value to match. Outputs are map
 * scalar numeric outputs → one *ordered* feature (the value itself);
 * vector numeric outputs → one ordered feature per coordinate (the first
   :data:`MAX_PROJECTIONS`), their sum (a sufficient statistic for composed noisy releases of one
-  query), a *learned* log-likelihood-ratio score (below), and one *categorical* feature, a 64-bit
+  query), a *learned* log-likelihood-ratio score (below), with enough exploration outputs a
+  logistic-regression score and a count of coordinates above their median
+  (:mod:`dpcheck.learned`), and one *categorical* feature, a 64-bit
   hash of the whole row, so repeated rows (e.g. sparse-vector answer patterns) become atoms;
 * string outputs → a categorical feature;
 * a user ``features=`` map ``outputs -> (n,) or (n, m) array`` replaces the projections.
@@ -32,6 +34,7 @@ from numpy.typing import NDArray
 
 from . import float_features
 from .errors import InvalidArgument
+from .learned import LogisticScore, SignCount
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
 
@@ -41,6 +44,10 @@ MAX_PROJECTIONS = 16
 MAX_LLR_COORDINATES = 256
 #: Histogram bins per coordinate of the learned log-likelihood-ratio score.
 LLR_BINS = 8
+#: Vector outputs: the logistic-regression score and the sign count
+#: (:mod:`dpcheck.learned`) are fitted when the generation half of the exploration sample has
+#: at least this many outputs per side (audits of ≥ ~10⁵ samples per side).
+LEARN_MIN_ROWS = 5000
 
 FeatureMap = Callable[[NDArray[Any]], Any]
 
@@ -121,6 +128,8 @@ class Featurizer:
     trailing: tuple[int, ...]
     user_map: FeatureMap | None = None
     llr: NaiveBayesLLR | None = None
+    logit: LogisticScore | None = None
+    signs: SignCount | None = None
 
     @classmethod
     def build(
@@ -155,8 +164,17 @@ class Featurizer:
             if outputs_prime is not None and outputs.shape[0] >= 4:
                 feats.append(Feature("llr(output)", True))
                 half = outputs.shape[0] // 2
-                llr = NaiveBayesLLR.fit(outputs[:half], outputs_prime[:half])
-                return cls(tuple(feats + [Feature("row", False)]), trailing, user_map, llr)
+                gen_d, gen_dp = outputs[:half], outputs_prime[:half]
+                llr = NaiveBayesLLR.fit(gen_d, gen_dp)
+                logit = signs = None
+                if half >= LEARN_MIN_ROWS:  # below that the learned weights are mostly noise
+                    logit = LogisticScore.fit(gen_d, gen_dp)
+                    feats.append(Feature("logit(output)", True))
+                    signs = SignCount.fit(gen_d, gen_dp)
+                    if signs is not None:
+                        feats.append(Feature("signs(output)", True))
+                return cls(tuple(feats + [Feature("row", False)]), trailing, user_map, llr,
+                           logit, signs)
             feats.append(Feature("row", False))
         else:
             feats.append(Feature("row", False))
@@ -192,6 +210,12 @@ class Featurizer:
             elif name == "llr(output)":
                 assert self.llr is not None
                 cols.append(self.llr(outputs))
+            elif name == "logit(output)":
+                assert self.logit is not None
+                cols.append(self.logit(outputs))
+            elif name == "signs(output)":
+                assert self.signs is not None
+                cols.append(self.signs(outputs))
             else:  # output[j]
                 cols.append(outputs[:, int(name[7:-1])])
         return cols

@@ -41,7 +41,7 @@ from ._datasets import _Cands, _Move, _apply, _as_dataset, _key, _keys
 from ._validation import _fmt, check_choice, check_int
 from .errors import InvalidArgument
 
-__all__ = ["Relation", "AddRemove", "Replace", "UserLevel"]
+__all__ = ["Relation", "AddRemove", "Replace", "UserLevel", "QueryAnswers"]
 
 def _check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
@@ -403,3 +403,81 @@ class UserLevel(Relation):
         if len(user) > self.group_size:
             raise InvalidArgument(f"{name} has {len(user)} records, more than {self._limit}")
         return tuple(_keys(user))
+
+
+@dataclass(frozen=True, slots=True)
+class QueryAnswers(Relation):
+    """Neighbouring vectors of query answers: each coordinate moves by at most ``sensitivity``.
+
+    The data of a query-answering mechanism (sparse vector, noisy max, histograms) is often the
+    vector ``q(D) = (q_1(D), …, q_k(D))`` itself. Neighbouring datasets give answer vectors of
+    the same length at ℓ∞ distance ≤ Δ (every query has sensitivity Δ); with ``monotone=True``
+    all coordinates also move in the same direction (monotone queries, e.g. counts under
+    add/remove). Pairs come from patterns (:func:`dpcheck.strategies.statdp_patterns`) or
+    :func:`dpcheck.strategies.query_vector_pairs`; there is no enumeration of neighbours (a
+    continuum), so :meth:`neighbours` raises.
+
+    Parameters
+    ----------
+    sensitivity
+        Δ > 0.
+    monotone
+        Require all coordinates to move in the same direction.
+
+    References
+    ----------
+    M. Lyu, D. Su, N. Li, "Understanding the Sparse Vector Technique for Differential Privacy",
+    PVLDB 10(6), 2017, §2 (query answers as the input; monotone queries).
+    """
+
+    sensitivity: float = 1.0
+    monotone: bool = False
+    _unit = "answer"
+
+    def __post_init__(self) -> None:
+        s = self.sensitivity
+        if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)) or \
+                not np.isfinite(s) or s <= 0:
+            raise InvalidArgument(f"sensitivity={s!r} must be a finite number > 0")
+        object.__setattr__(self, "sensitivity", float(s))
+        object.__setattr__(self, "monotone", _check_bool(self.monotone, "monotone"))
+
+    @property
+    def name(self) -> str:
+        return f"query_answers({self.sensitivity:g}{', monotone' if self.monotone else ''})"
+
+    def describe(self) -> str:
+        how = ", all in the same direction" if self.monotone else ""
+        return (f"query answers: same number of answers, each moving by at most "
+                f"{self.sensitivity:g}{how}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": "query_answers", "sensitivity": self.sensitivity,
+                "monotone": self.monotone}
+
+    def _label(self) -> str:
+        return f"QueryAnswers(sensitivity={self.sensitivity:g}, monotone={self.monotone})"
+
+    def _why_not(self, d: Any, d_prime: Any) -> str | None:
+        try:
+            a = np.asarray(d, dtype=np.float64)
+            b = np.asarray(d_prime, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgument(f"d and d_prime must be vectors of numbers: {exc}") from exc
+        if a.shape != b.shape or a.ndim != 1:
+            return f"answer vectors of shapes {a.shape} and {b.shape} (must be equal, 1-d)"
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            return "answers must be finite"
+        diff = b - a
+        worst = float(np.max(np.abs(diff))) if diff.size else 0.0
+        if worst > self.sensitivity * (1 + 1e-12):
+            i = int(np.argmax(np.abs(diff)))
+            return f"answer {i} moves by {worst:g} > sensitivity {self.sensitivity:g}"
+        if self.monotone and np.any(diff > 0) and np.any(diff < 0):
+            return "answers move in both directions (monotone=True)"
+        return None
+
+    def _prepare(self, d: Any, domain: Iterable[Any] | None) -> Iterator[_Move]:
+        raise InvalidArgument(
+            f"{self._label()} has a continuum of neighbours and does not enumerate them; use "
+            "dpcheck.strategies.query_vector_pairs or statdp_patterns for pairs")

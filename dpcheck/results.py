@@ -72,9 +72,12 @@ class Witness:
         """One line: the event, the direction and the two estimates with their bounds."""
         num, den = ("D", "D'") if self.direction == "d>d_prime" else ("D'", "D")
         b = self.bound
+        sizes = (f"{b.n_p} samples per side" if b.n_p == b.n_q
+                 else f"{b.n_p} and {b.n_q} samples")
+        ratio = "" if b.ratio_low is None else f", p/q >= {b.ratio_low:.4g} (conditional test)"
         return (f"S = {{{self.event.describe()}}}: P[M({num}) in S] = {b.p_hat:.4g} "
                 f"(>= {b.p_low:.4g}), P[M({den}) in S] = {b.q_hat:.4g} (<= {b.q_high:.4g}), "
-                f"{b.n_p} samples per side")
+                f"{sizes}{ratio}")
 
     def to_dict(self) -> dict[str, object]:
         """JSON-safe form (human-readable ``description`` plus machine ``event``)."""
@@ -83,7 +86,8 @@ class Witness:
             "description": self.describe(),
             "event": self.event.to_dict(),
             "direction": self.direction,
-            "count_p": b.k_p, "count_q": b.k_q, "n": b.n_p,
+            "count_p": b.k_p, "count_q": b.k_q, "n": b.n_p, "n_q": b.n_q,
+            "ratio_lower": b.ratio_low,
             "p_hat": b.p_hat, "q_hat": b.q_hat,
             "p_interval": [b.p_low, b.p_high], "q_interval": [b.q_low, b.q_high],
             "interval_alpha": b.alpha,

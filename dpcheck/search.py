@@ -39,6 +39,7 @@ from ._validation import _fmt, check_alpha, check_int, check_seed
 from .audit import audit
 from .claims import ApproxDP, PureDP
 from .errors import InvalidArgument
+from .executor import check_executor
 from .mechanism import as_sampler, mechanism_name
 from .neighbours import AddRemove, Relation
 from .results import AuditResult
@@ -223,6 +224,7 @@ def find_counterexample(
     progress: Callable[[int, int | None], None] | None = None,
     features: Any = None,
     float_features: bool = True,
+    executor: Any = None,
 ) -> SearchResult:
     """Search for a neighbouring pair on which ``mechanism`` violates ``claim``; confirm it once.
 
@@ -263,6 +265,9 @@ def find_counterexample(
         Feature map handed to every audit (see :func:`dpcheck.audit`).
     float_features
         Handed to every audit (see :func:`dpcheck.audit`).
+    executor
+        Runs the confirming audit's sampling (see :func:`dpcheck.audit`); the small exploratory
+        audits stay in this process. The result does not depend on it.
 
     Returns
     -------
@@ -277,6 +282,7 @@ def find_counterexample(
     if not isinstance(claim, (PureDP, ApproxDP)):
         raise InvalidArgument(f"claim={claim!r} must be a dpcheck.PureDP or dpcheck.ApproxDP")
     as_sampler(mechanism)
+    check_executor(executor)
     samples = check_int(samples, "samples", minimum=2)
     explore_samples = check_int(explore_samples, "explore_samples", minimum=2)
     alpha = check_alpha(alpha)
@@ -359,7 +365,7 @@ def find_counterexample(
 
     confirm = audit(mechanism, pair[0], pair[1], claim, samples=samples, alpha=alpha,
                     seed=child(root, "confirm"), features=features,
-                    float_features=float_features)
+                    float_features=float_features, executor=executor)
     calls = ex.calls + 2 * samples
     replay = _replay(mechanism, pair, claim, samples, alpha, child(root, "confirm"), features)
     if not float_features:

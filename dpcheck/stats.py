@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import betainccinv, betaincinv, betaln, ndtri
 
-from ._validation import check_alpha, check_delta, check_real
+from ._validation import check_alpha, check_delta, check_epsilon, check_real
 from .errors import InvalidArgument
 
 __all__ = [
@@ -41,6 +41,9 @@ __all__ = [
     "holm",
     "wilson_lower",
     "wilson_upper",
+    "ratio_lower",
+    "ratio_p_value",
+    "poisson_size",
 ]
 
 #: p-values below this are reported as this value (the root finder's floor).
@@ -189,6 +192,7 @@ class EventBound:
     p_high: float
     q_low: float
     q_high: float
+    ratio_low: float | None = None
 
     @property
     def p_hat(self) -> float:
@@ -201,7 +205,12 @@ class EventBound:
         return self.k_q / self.n_q
 
     def epsilon_lower(self, delta: float = 0.0) -> float:
-        """``max(0, ln((p_low − δ) / q_high))``: lower bound on the ε of any (ε, δ) claim."""
+        """``max(0, ln((p_low − δ) / q_high))``: lower bound on the ε of any (ε, δ) claim.
+
+        With ``ratio_low`` (the conditional test of :func:`ratio_lower`, for Poissonized
+        sample sizes) and ``δ = 0``: ``max(0, ln ratio_low)`` instead."""
+        if self.ratio_low is not None and delta == 0:
+            return max(0.0, math.log(self.ratio_low)) if self.ratio_low > 0 else 0.0
         if self.p_low <= delta:
             return 0.0
         return max(0.0, math.log(self.p_low - delta) - math.log(self.q_high))
@@ -221,6 +230,52 @@ def event_bound(k_p: int, n_p: int, k_q: int, n_q: int, *, alpha: float) -> Even
         p_low=float(cp_lower(k_p, n_p, half)), p_high=float(cp_upper(k_p, n_p, half)),
         q_low=float(cp_lower(k_q, n_q, half)), q_high=float(cp_upper(k_q, n_q, half)),
     )
+
+
+def poisson_size(n: int) -> float:
+    """Mean of the Poissonized confirmation size for a budget of ``n`` outputs per side:
+    ``n − 3√n``, so the Poisson draw stays within the budget with probability ≈ 0.9987 (an
+    overshoot of a few outputs costs budget, never validity)."""
+    return float(n - 3.0 * math.sqrt(n))
+
+
+def ratio_lower(k_p: int, k_q: int, *, alpha: float) -> float:
+    """Lower confidence bound (level 1 − alpha) on ``p / q`` from **Poisson** counts.
+
+    If ``k_p ~ Poisson(λp)`` and ``k_q ~ Poisson(λq)`` are independent (an event counted on
+    ``Poisson(λ)`` outputs of each side: Poisson thinning), then given ``T = k_p + k_q``,
+    ``k_p ~ Binomial(T, π)`` with ``π = p / (p + q)``. The one-sided Clopper–Pearson lower bound
+    ``π_lo`` on π is valid conditionally on T, hence unconditionally, and ``p/q = π/(1 − π)`` is
+    increasing in π, so ``π_lo / (1 − π_lo)`` is a lower bound on ``p/q`` — one exact test, no
+    union bound over two binomials. ``T = 0`` gives 0. Not valid for fixed sample sizes (then
+    the conditional law is Fisher's noncentral hypergeometric in the odds ratio, not in p/q).
+
+    References
+    ----------
+    J. Przyborowski, H. Wileński, "Homogeneity of results in testing samples from Poisson
+    series", Biometrika 31 (1940) (the conditional binomial test of two Poisson means).
+    """
+    alpha = check_alpha(alpha)
+    _pair_counts(k_p, max(k_p, 1), k_q, max(k_q, 1))
+    total = int(k_p) + int(k_q)
+    if k_p == 0:
+        return 0.0
+    pi_lo = _lower(float(k_p), float(total), alpha)
+    return pi_lo / (1.0 - pi_lo) if pi_lo < 1.0 else math.inf
+
+
+def ratio_p_value(k_p: int, k_q: int, *, epsilon: float) -> float:
+    """Exact conditional p-value of H0 ``p ≤ e^ε q`` from Poisson counts (see
+    :func:`ratio_lower`): ``P[Binomial(T, e^ε/(1 + e^ε)) ≥ k_p]``, ``T = k_p + k_q``."""
+    from scipy.stats import binom
+
+    epsilon = check_epsilon(epsilon)
+    _pair_counts(k_p, max(k_p, 1), k_q, max(k_q, 1))
+    total = int(k_p) + int(k_q)
+    if k_p == 0:
+        return 1.0
+    pi0 = 1.0 / (1.0 + math.exp(-epsilon))
+    return max(P_VALUE_FLOOR, min(1.0, float(binom.sf(int(k_p) - 1, total, pi0))))
 
 
 def epsilon_lower_bound(

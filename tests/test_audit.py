@@ -67,14 +67,22 @@ def test_raw_data_with_probability_1e3_breaks_approx_claim():
 
 
 def test_output_that_exists_only_under_one_dataset_reaches_the_ceiling():
-    """A noiseless count: M(D) = 1 and M(D′) = 0 always; the bound is ln(n_c / ln(6/α))."""
+    """A noiseless count: M(D) = 1 and M(D′) = 0 always. A pure claim certifies the event with
+    the conditional ratio test: all k of the (Poisson-many) confirmation outputs of D fall in
+    it and none of D′'s, so π_lo = λ^(1/k) at λ = α/candidates and the bound is
+    ln(π_lo/(1 − π_lo)) ≈ ln(k / ln(1/λ)) — the ceiling, no probability floor."""
     def noiseless(data, size, rng):
         return np.full(size, float(np.sum(data)))
 
     r = audit(noiseless, [1], [0], PureDP(1.0), samples=MILLION, seed=0)
     assert r.violation and r.epsilon_lower >= 12
+    b = r.witness.bound
+    assert b.k_q == 0 and b.k_p == b.n_p and b.ratio_low is not None
+    level = 0.05 / len(r.confirmed)
+    pi_lo = level ** (1 / b.k_p)
+    assert r.epsilon_lower == pytest.approx(math.log(pi_lo / (1 - pi_lo)), rel=1e-9)
     n_c = MILLION - exploration_size(MILLION)
-    assert r.epsilon_lower == pytest.approx(math.log(n_c / math.log(6 / 0.05)), abs=0.01)
+    assert abs(b.n_p - (n_c - 3 * math.sqrt(n_c))) < 6 * math.sqrt(n_c)
 
 
 def test_rare_support_mismatch_is_found_without_a_probability_floor():
@@ -103,17 +111,34 @@ def test_same_seed_same_result_bit_for_bit_and_different_seed_differs():
 
 
 def test_samples_are_split_and_chunked():
-    r = audit(laplace_count(1.0), [1], [0], PureDP(1.0), samples=2 * CHUNK, seed=0)
+    r = audit(laplace_count(1.0), [1], [0], ApproxDP(1.0, 1e-6), samples=2 * CHUNK, seed=0)
     assert r.explore_samples + r.confirm_samples == r.samples == 2 * CHUNK
     assert r.confirm_samples > CHUNK  # confirmation spans two chunks
-    assert r.witness.bound.n_p == r.confirm_samples
+    assert r.witness.bound.n_p == r.witness.bound.n_q == r.confirm_samples
+
+
+def test_pure_claims_poissonize_the_confirmation_within_the_budget():
+    """Pure claims draw Poisson(n − 3√n) confirmation outputs per side (for the conditional
+    ratio test), never more than the budget here, and they differ between the sides."""
+    r = audit(laplace_count(1.0), [1], [0], PureDP(1.0), samples=2 * CHUNK, seed=0)
+    n_c = r.confirm_samples
+    b = r.witness.bound
+    for n in (b.n_p, b.n_q):
+        assert n <= n_c and abs(n - (n_c - 3 * math.sqrt(n_c))) < 6 * math.sqrt(n_c)
+    assert b.n_p != b.n_q
 
 
 def test_progress_reports_every_output_drawn():
     seen: list[tuple[int, int]] = []
-    audit(laplace_count(1.0), [1], [0], PureDP(1.0), samples=10_000, seed=0,
+    audit(laplace_count(1.0), [1], [0], ApproxDP(1.0, 1e-3), samples=10_000, seed=0,
           progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (20_000, 20_000)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    seen.clear()  # pure claims: Poisson confirmation sizes, all of them reported
+    audit(laplace_count(1.0), [1], [0], PureDP(1.0), samples=10_000, seed=0,
+          progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (20_000, 20_000)  # Poisson sizes: scaled to the budget
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
@@ -215,7 +240,8 @@ def test_learned_llr_score_finds_composition_without_a_feature_map():
 
     r = audit(composed, [1], [0], PureDP(0.1), samples=MILLION, seed=0)
     assert r.violation and 0.4 < r.epsilon_lower <= 0.5
-    assert r.witness.event.feature_name == "llr(output)"
+    # a learned or rank score (for Laplace noise the sign count is the exact LLR up to scale)
+    assert r.witness.event.feature_name in {"llr(output)", "signs(output)", "logit(output)"}
 
 
 def test_string_outputs():
