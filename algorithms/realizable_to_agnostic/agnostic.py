@@ -44,7 +44,8 @@ from dpcheck.errors import InvalidArgument
 from .core import (as_dataset, counts, log_softmax, multiplicity, prefix, representative,
                    sample_rows, scores, w_errors)
 
-__all__ = ["BUGS", "LEARNERS", "Agnostic", "subset_size", "draw_subset_counts"]
+__all__ = ["BUGS", "LEARNERS", "Agnostic", "subset_size", "draw_subset_counts",
+           "relabel_log_probs"]
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
@@ -80,6 +81,35 @@ def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generato
         left -= good
     out[:, -1] = need
     return out
+
+
+def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                      cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
+                          np.ndarray, np.ndarray]:
+    """Algorithm 1 on a batch of count tables ``(B, N, 2)``: log-probabilities over thresholds
+    ``t`` (each labeling's mass split evenly over its members, so a labeling has probability
+    ``∝ exp(−ε|W| q/2)``) and the prefix ``P`` of ``T``. ``k, w`` are ``(B,)`` sizes, ``cs`` the
+    counts of all of ``S`` (read by mutants only)."""
+    p = prefix(ct.sum(-1))
+    k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
+    mult = multiplicity(p)
+    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
+        logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
+        return log_softmax(logit - np.log(mult)), p
+    e = w_errors(cw[..., 0], cw[..., 1])
+    q = scores(p, e, k2, w2)
+    if bug == "naive_score":               # B7: err_S of the representative
+        rep = representative(p)
+        es = w_errors(cs[..., 0], cs[..., 1])
+        q = np.take_along_axis(es, rep, -1) / (k2 + w2)
+    if bug == "uses_t_labels":             # B11: adds err_T(h) with T's own labels
+        q = q + w_errors(ct[..., 0], ct[..., 1]) / np.maximum(k2, 1.0)
+    eps = 1.0 if bug == "em_eps_one" else epsilon
+    coef = eps * w2 / (1.0 if bug == "em_no_half" else 2.0)
+    logit = -coef * q if bug != "sign_error" else coef * q
+    if bug == "h_from_s":                  # B10: H from Π_C(S_X): one member per S-labeling
+        mult = multiplicity(prefix(cs.sum(-1)))
+    return log_softmax(logit - np.log(mult)), p
 
 
 @dataclass(frozen=True)
@@ -154,28 +184,7 @@ class Agnostic:
     # ------------------------------------------------------------------ one conditional step
     def _relabel(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                  cs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Log-probabilities over thresholds ``t`` of Algorithm 1 (class mass split evenly
-        over its members) and the prefix ``P`` of ``T``; batch ``(B, N, 2)`` counts."""
-        p = prefix(ct.sum(-1))
-        k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
-        mult = multiplicity(p)
-        if self.bug == "baseline":            # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
-            logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
-            return log_softmax(logit - np.log(mult)), p
-        e = w_errors(cw[..., 0], cw[..., 1])
-        q = scores(p, e, k2, w2)
-        if self.bug == "naive_score":          # B7: err_S of the representative
-            rep = representative(p)
-            es = w_errors(cs[..., 0], cs[..., 1])
-            q = np.take_along_axis(es, rep, -1) / (k2 + w2)
-        if self.bug == "uses_t_labels":        # B11: adds err_T(h) with T's own labels
-            q = q + w_errors(ct[..., 0], ct[..., 1]) / k2
-        eps = 1.0 if self.bug == "em_eps_one" else self.epsilon
-        coef = eps * w2 / (1.0 if self.bug == "em_no_half" else 2.0)
-        logit = -coef * q if self.bug != "sign_error" else coef * q
-        if self.bug == "h_from_s":             # B10: H from Π_C(S_X): one member per S-labeling
-            mult = multiplicity(prefix(cs.sum(-1)))
-        return log_softmax(logit - np.log(mult)), p
+        return relabel_log_probs(ct, cw, k, w, cs, epsilon=self.epsilon, bug=self.bug)
 
     def _learner_input(self, p: np.ndarray, ct: np.ndarray, cs: np.ndarray) -> tuple[
             np.ndarray, np.ndarray]:
@@ -202,9 +211,7 @@ class Agnostic:
         """Exact output law given ``T`` (one row per batch element), shape ``(B, n_codes)``."""
         lt, p = self._relabel(ct, cw, k, w, cs)
         pl, present = self._learner_input(p, ct, cs)
-        pl_a = pl if self.bug == "relabel_all" else p
-        if self.bug == "relabel_all":          # h_a relabels S: A's error counts use S's prefix
-            pl_a = pl
+        pl_a = pl if self.bug == "relabel_all" else p    # B8: h_a relabels all of S
         la = self._learner_logits(pl_a, pl, present)            # (B, N+1, n_out)
         joint = np.exp(lt[..., None] + la)                       # (B, N+1, n_out)
         if self.bug != "release_h":
