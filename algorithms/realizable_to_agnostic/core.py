@@ -85,16 +85,29 @@ def scores(p: np.ndarray, e: np.ndarray, k: Any, w: Any) -> np.ndarray:
     return np.minimum(pk + fwd, bwd - pk)
 
 
+def _run_bounds(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last index of the run of equal values containing each ``t`` (``P`` is
+    non-decreasing along the last axis), in O(N) per row."""
+    idx = np.broadcast_to(np.arange(p.shape[-1]), p.shape)
+    start = np.ones(p.shape, dtype=bool)
+    start[..., 1:] = p[..., 1:] != p[..., :-1]
+    first = np.maximum.accumulate(np.where(start, idx, 0), axis=-1)
+    end = np.ones(p.shape, dtype=bool)
+    end[..., :-1] = start[..., 1:]
+    last_rev = np.maximum.accumulate(np.flip(np.where(end, p.shape[-1] - 1 - idx, 0), -1), -1)
+    last = p.shape[-1] - 1 - np.flip(last_rev, -1)
+    return first, last
+
+
 def multiplicity(p: np.ndarray) -> np.ndarray:
     """``m(t) = #{t′ : P[t′] = P[t]}`` (``P`` non-decreasing along the last axis)."""
-    same = p[..., :, None] == p[..., None, :]
-    return same.sum(-1)
+    first, last = _run_bounds(p)
+    return last - first + 1
 
 
 def representative(p: np.ndarray) -> np.ndarray:
     """Smallest ``t′`` with ``P[t′] = P[t]`` (the deterministic representative, notes §6.2)."""
-    same = p[..., :, None] == p[..., None, :]
-    return np.argmax(same, axis=-1)
+    return _run_bounds(p)[0]
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:

@@ -98,3 +98,29 @@ def test_agnostic_excess_error_scaling(dp_record: Any) -> None:
                      "q90_excess": float(np.quantile(ex, 0.9))})
     dp_record("lemma_3_4", {"rows": rows})
     assert rows[-1]["mean_excess"] <= rows[0]["mean_excess"]
+
+
+@pytest.mark.claim(paper="000", ref="Lemma 2.10", kind="generalization")
+def test_dp_generalization_rate(dp_record: Any) -> None:
+    """Lemma 2.10 (failure constant unspecified): A = EM learner over thresholds (ε = 1, pure,
+    so any δ works; δ = 1e-6) on a sample realizable by t* = 32 over uniform {0..63}; the
+    predicate is g ⊕ h_{t*}. Recorded: the rate at which E_D[h] exceeds
+    e^{2ε}(mean_S h + 10 log(1/(εδn))/(εn)) (expected 0 up to the O(εδn/log) term)."""
+    rng = np.random.default_rng(210)
+    eps, delta, dom = 1.0, 1e-6, 64
+    rows = []
+    for n in (50, 200, 800):
+        xs = rng.integers(0, dom, (400, n))
+        c = np.stack([np.bincount(r, minlength=dom) for r in xs])
+        p = np.concatenate([np.zeros((400, 1)), np.cumsum(c, 1)], 1)
+        errs = np.abs(p - p[:, [32]])                       # #errors of h_b on S^{h_t*}
+        logit = -eps * errs / 2.0
+        prob = np.exp(logit - logit.max(1, keepdims=True))
+        prob /= prob.sum(1, keepdims=True)
+        g = (prob.cumsum(1) > rng.random((400, 1))).argmax(1)
+        true = np.abs(g - 32) / dom
+        emp = errs[np.arange(400), g] / n
+        rhs = np.exp(2 * eps) * (emp + 10 / (eps * n) * np.log(1 / (eps * delta * n)))
+        rows.append({"n": n, "violation_rate": float((true > rhs).mean()),
+                     "mean_true": float(true.mean())})
+    dp_record("lemma_2_10", {"rows": rows, "epsilon": eps, "delta": delta})
