@@ -45,7 +45,7 @@ from .core import (as_dataset, counts, log_softmax, multiplicity, prefix, repres
                    sample_rows, scores, w_errors)
 
 __all__ = ["BUGS", "LEARNERS", "Agnostic", "subset_size", "draw_subset_counts",
-           "relabel_log_probs"]
+           "relabel_log_probs", "relabel_scores"]
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
@@ -83,6 +83,23 @@ def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generato
     return out
 
 
+def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                   cs: np.ndarray, *, bug: str = "reference") -> np.ndarray:
+    """Algorithm 1's score ``q(T∘W, h_t)`` for every threshold ``t`` (batch ``(B, N+1)``);
+    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores."""
+    p = prefix(ct.sum(-1))
+    k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
+    e = w_errors(cw[..., 0], cw[..., 1])
+    q = scores(p, e, k2, w2)
+    if bug == "naive_score":               # B7: err_S of the representative
+        rep = representative(p)
+        es = w_errors(cs[..., 0], cs[..., 1])
+        q = np.take_along_axis(es, rep, -1) / (k2 + w2)
+    if bug == "uses_t_labels":             # B11: adds err_T(h) with T's own labels
+        q = q + w_errors(ct[..., 0], ct[..., 1]) / np.maximum(k2, 1.0)
+    return q
+
+
 def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                       cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
                           np.ndarray, np.ndarray]:
@@ -96,14 +113,7 @@ def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarr
     if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
         logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
         return log_softmax(logit - np.log(mult)), p
-    e = w_errors(cw[..., 0], cw[..., 1])
-    q = scores(p, e, k2, w2)
-    if bug == "naive_score":               # B7: err_S of the representative
-        rep = representative(p)
-        es = w_errors(cs[..., 0], cs[..., 1])
-        q = np.take_along_axis(es, rep, -1) / (k2 + w2)
-    if bug == "uses_t_labels":             # B11: adds err_T(h) with T's own labels
-        q = q + w_errors(ct[..., 0], ct[..., 1]) / np.maximum(k2, 1.0)
+    q = relabel_scores(ct, cw, k, w, cs, bug=bug)
     eps = 1.0 if bug == "em_eps_one" else epsilon
     coef = eps * w2 / (1.0 if bug == "em_no_half" else 2.0)
     logit = -coef * q if bug != "sign_error" else coef * q

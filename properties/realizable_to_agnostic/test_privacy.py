@@ -179,3 +179,30 @@ def test_auxiliary_is_private_in_u(variant: str, dp_audit: Any, dp_record: Any) 
     dp_record("auxiliary", {"exact_epsilon": worst, "bound": CLAIM35_EPSILON,
                             "epsilon_lower": r.epsilon_lower})
     assert r.violation or worst <= CLAIM35_EPSILON + TOL
+
+
+@pytest.mark.claim(paper="000", ref="Lemma 3.1", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", pytest.param(
+    "naive_score", marks=pytest.mark.mutant("naive_score"))])
+def test_swap_case_score_sensitivity(variant: str) -> None:
+    """Proof of Lemma 3.1, case 1 ∈ I: T1 = T̂ + x1, W1 = Ŵ + (x_i, y_i) against
+    T2′ = T̂ + x_i, W2′ = Ŵ + (x1′, y1′); for h1, h2′ agreeing on T̂_X,
+    |q(T1∘W1, h1) − q(T2′∘W2′, h2′)| ≤ 1/|T| + 1/|W| (300 random instances, N = 8,
+    |T| = 3, |W| = 9). Mutant B7 naive_score (err_S of the representative) breaks it."""
+    from algorithms.realizable_to_agnostic.agnostic import relabel_scores
+    from algorithms.realizable_to_agnostic.core import counts, prefix
+    rng = np.random.default_rng(71)
+    for _ in range(300):
+        t_hat, w_hat = _rand(rng, 2, 8), _rand(rng, 8, 8)
+        r1, ri, r1p = _rand(rng, 1, 8), _rand(rng, 1, 8), _rand(rng, 1, 8)
+        t1, w1 = np.r_[t_hat, r1], np.r_[w_hat, ri]
+        t2, w2 = np.r_[t_hat, ri], np.r_[w_hat, r1p]
+        q = []
+        for t, w in ((t1, w1), (t2, w2)):
+            ct, cw = counts(t, 8)[None], counts(w, 8)[None]
+            q.append(relabel_scores(ct, cw, np.array([3]), np.array([9]), ct + cw,
+                                    bug=variant)[0])
+        ph = prefix(np.bincount(t_hat[:, 0], minlength=8))
+        agree = ph[:, None] == ph[None, :]            # h_a, h_b agree on T̂_X
+        gap = np.abs(q[0][:, None] - q[1][None, :])[agree].max()
+        assert gap <= 1 / 3 + 1 / 9 + 1e-12
