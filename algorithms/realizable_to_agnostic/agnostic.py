@@ -41,11 +41,27 @@ import numpy as np
 from dpcheck._validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
-from .core import (as_dataset, counts, log_softmax, multiplicity, prefix, representative,
-                   sample_rows, scores, w_errors)
+from .core import (
+    as_dataset,
+    counts,
+    log_softmax,
+    multiplicity,
+    prefix,
+    representative,
+    sample_rows,
+    scores,
+    w_errors,
+)
 
-__all__ = ["BUGS", "LEARNERS", "Agnostic", "subset_size", "draw_subset_counts",
-           "relabel_log_probs", "relabel_scores"]
+__all__ = [
+    "BUGS",
+    "LEARNERS",
+    "Agnostic",
+    "draw_subset_counts",
+    "relabel_log_probs",
+    "relabel_scores",
+    "subset_size",
+]
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
@@ -108,7 +124,7 @@ def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarr
     ``∝ exp(−ε|W| q/2)``) and the prefix ``P`` of ``T``. ``k, w`` are ``(B,)`` sizes, ``cs`` the
     counts of all of ``S`` (read by mutants only)."""
     p = prefix(ct.sum(-1))
-    k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
+    w2 = w[:, None].astype(float)
     mult = multiplicity(p)
     if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
         logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0

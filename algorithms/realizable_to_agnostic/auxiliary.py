@@ -28,7 +28,7 @@ from dpcheck.errors import InvalidArgument
 from .agnostic import relabel_log_probs
 from .core import as_dataset, counts, prefix
 
-__all__ = ["Auxiliary", "AUX_BUGS"]
+__all__ = ["AUX_BUGS", "Auxiliary"]
 
 #: ``hbar_from_t``: h̄ consistent with all of ``T^h`` (reads U); ``em_eps_one``: B5 inside.
 AUX_BUGS = ("reference", "hbar_from_t", "em_eps_one")

@@ -17,9 +17,20 @@ import math
 from dpcheck._validation import check_epsilon, check_int, check_probability
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["lemma31_epsilon", "lemma31_delta", "CLAIM35_EPSILON", "claim35_delta",
-           "lemma213", "lemma212_size", "lemma33_holds", "lemma33_size", "sauer_bound",
-           "em_tail", "vote_rounds", "prediction_rounds"]
+__all__ = [
+    "CLAIM35_EPSILON",
+    "claim35_delta",
+    "em_tail",
+    "lemma31_delta",
+    "lemma31_epsilon",
+    "lemma33_holds",
+    "lemma33_size",
+    "lemma212_size",
+    "lemma213",
+    "prediction_rounds",
+    "sauer_bound",
+    "vote_rounds",
+]
 
 #: Claim 3.5: ``A_Auxiliary`` is ``(2 + 2 ln 2, 4eδ)``-DP with respect to ``U``.
 CLAIM35_EPSILON = 2.0 + 2.0 * math.log(2.0)

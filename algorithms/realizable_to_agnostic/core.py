@@ -31,8 +31,17 @@ import numpy as np
 from dpcheck._validation import _fmt
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["as_dataset", "counts", "prefix", "w_errors", "scores", "multiplicity",
-           "representative", "log_softmax", "sample_rows"]
+__all__ = [
+    "as_dataset",
+    "counts",
+    "log_softmax",
+    "multiplicity",
+    "prefix",
+    "representative",
+    "sample_rows",
+    "scores",
+    "w_errors",
+]
 
 
 def as_dataset(data: Any, domain: int) -> np.ndarray:

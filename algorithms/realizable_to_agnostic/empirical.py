@@ -25,7 +25,7 @@ from dpcheck._validation import check_choice, check_delta, check_epsilon, check_
 
 from .core import as_dataset, log_softmax, w_errors
 
-__all__ = ["WithReplacement", "E_BUGS"]
+__all__ = ["E_BUGS", "WithReplacement"]
 
 #: ``first_m``: runs A on the first m records (no resampling).
 E_BUGS = ("reference", "first_m")

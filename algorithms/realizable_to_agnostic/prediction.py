@@ -18,7 +18,7 @@ import numpy as np
 
 from dpcheck._validation import check_epsilon
 
-__all__ = ["vote_probabilities", "aggregate_error"]
+__all__ = ["aggregate_error", "vote_probabilities"]
 
 
 def vote_probabilities(votes1: np.ndarray, r: int, epsilon: float) -> np.ndarray:

@@ -18,8 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from algorithms.concepts import from_masks, intervals, thresholds, vc_dimension
-from algorithms.realizable_to_agnostic.bounds import (lemma33_holds, lemma33_size, lemma212_size,
-                                                      lemma213, sauer_bound, vote_rounds)
+from algorithms.realizable_to_agnostic.bounds import (
+    lemma33_holds,
+    lemma33_size,
+    lemma212_size,
+    lemma213,
+    sauer_bound,
+    vote_rounds,
+)
 from algorithms.realizable_to_agnostic.empirical import WithReplacement
 from algorithms.realizable_to_agnostic.prediction import aggregate_error
 from dpcheck.exact import privacy_loss

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
-from algorithms.mechanisms.selection import ExponentialMechanism
 from dpcheck import PureDP, Replace
 from dpcheck.exact import privacy_loss
 
