@@ -1,0 +1,25 @@
+"""Seed 000 (Li, Wang, Ye, "Private Realizable-to-Agnostic Transformation with Near-Optimal
+Sample Complexity"): executable stand-ins on thresholds over ``{0..N−1}``.
+
+Modules
+-------
+core
+    Count-level pieces of Algorithm 1 (prefix counts, score ``q``, labeling multiplicities).
+agnostic
+    Algorithms 1–2 (``A_Relabel``, ``A_Agnostic``) with exact pmfs and vectorised samplers, the
+    old baseline (``bug="baseline"``) and the buggy variants of the notes §7.
+auxiliary
+    Algorithm 3 (``A_Auxiliary``), exact pmf, for Claim 3.5.
+empirical
+    Procedure E (Lemmas 2.12 / 2.13), exact pmf.
+prediction
+    Procedure P, the *reconstructed* Dwork–Feldman vote aggregator of Lemma 4.1.
+bounds
+    The paper's constants and those derived from its proofs.
+"""
+
+from .agnostic import BUGS, Agnostic
+from .auxiliary import Auxiliary
+from .empirical import WithReplacement
+
+__all__ = ["BUGS", "Agnostic", "Auxiliary", "WithReplacement"]

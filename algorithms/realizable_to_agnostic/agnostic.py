@@ -1,0 +1,343 @@
+"""Algorithm 2 ``A_Agnostic`` (with Algorithm 1 ``A_Relabel`` inside), its base learners, the old
+baseline (Beimel et al. + subsampling) and the buggy variants of the seed-000 notes §7.
+
+One object, :class:`Agnostic`, is a mechanism of the dpcheck protocol on datasets
+``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (all ``C(n, k)`` index sets ``I``
+enumerated, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
+hook of the proof of Lemma 3.1), ``.sample(S, size, rng)`` the vectorised sampler (``T`` as
+sequential hypergeometric cell counts, O(N) per run), and ``.run_counts(sc, rng)`` runs it on a
+batch of datasets given as count tables (utility tests at paper scale).
+
+Decisions (notes §6, the paper wins where they differ):
+
+* §6.1 order of ``T`` / ``T^h``: every base learner here is symmetric (depends on the multiset
+  ``T^h`` only), so the coupling of the proof applies verbatim; Procedure P permutes ``T^h``.
+* §6.2 representative: smallest threshold of each labeling class; never released (B1 is).
+* §6.4 / §6.5 ranges: ``0 < ε ≤ 1/3``, ``εn ≥ 1`` (Lemma 3.1 / 3.4), ``n − k ≥ 1``; the base
+  learner must be (1, 0)-DP (``learner_epsilon ≤ 1``). Violations raise ``InvalidArgument``.
+* §6.10 log base: natural logarithms everywhere.
+
+Base learners ``A`` (on ``T^h`` labelled by ``h_a``; ``#errors(h_b) = |P[a] − P[b]|``):
+``"em"`` the exponential-mechanism learner over thresholds (pure ``ε_A``-DP, proper),
+``"rr"`` the adversarial 1-DP learner of notes §3.9 (randomized response on
+``1[x* ∈ T^h_X]``; not a learner: it makes the derived bound of Lemma 3.1 as sharp as a
+(1, 0)-DP ``A`` allows).
+
+References
+----------
+B. Li, W. Wang, P. Ye (seed 000): Algorithms 1 and 2, Lemma 3.1, §3 (old transformation);
+notes ``shared/research/seed-000.md`` §3.1–3.2, §3.8, §7.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpcheck._validation import check_choice, check_epsilon, check_int
+from dpcheck.errors import InvalidArgument
+
+from .core import (
+    as_dataset,
+    counts,
+    log_softmax,
+    multiplicity,
+    prefix,
+    representative,
+    sample_rows,
+    scores,
+    w_errors,
+)
+
+__all__ = [
+    "BUGS",
+    "LEARNERS",
+    "Agnostic",
+    "draw_subset_counts",
+    "relabel_log_probs",
+    "relabel_scores",
+    "subset_size",
+]
+
+LEARNERS = ("em", "rr")
+#: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
+BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
+        "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
+        "uses_t_labels", "floor_k", "poisson", "sign_error")
+_MAX_SUBSETS = 200_000
+
+
+def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
+    """``k = |I| = ⌈εn⌉`` (Algorithm 2 step 1); ``floor_k`` (B16) uses ``⌊εn⌋``,
+    ``half_sample`` (B4) ``⌈n/2⌉``. Float rounding guarded (``εn`` within 1e-9 of an integer)."""
+    if bug == "half_sample":
+        return math.ceil(n / 2)
+    x = epsilon * n
+    r = round(x)
+    if abs(x - r) < 1e-9:
+        return int(r)
+    return math.floor(x) if bug == "floor_k" else math.ceil(x)
+
+
+def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Cell counts of a uniform size-``k`` subset drawn without replacement from a multiset with
+    cell counts ``cells`` (shape ``(B, K)``), by sequential hypergeometric draws (vectorised)."""
+    out = np.zeros_like(cells)
+    left = cells.sum(-1)
+    need = np.asarray(k, dtype=np.int64).copy()
+    for j in range(cells.shape[-1] - 1):
+        good = cells[:, j]
+        take = rng.hypergeometric(good, left - good, need)
+        out[:, j] = take
+        need -= take
+        left -= good
+    out[:, -1] = need
+    return out
+
+
+def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                   cs: np.ndarray, *, bug: str = "reference") -> np.ndarray:
+    """Algorithm 1's score ``q(T∘W, h_t)`` for every threshold ``t`` (batch ``(B, N+1)``);
+    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores."""
+    p = prefix(ct.sum(-1))
+    k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
+    e = w_errors(cw[..., 0], cw[..., 1])
+    q = scores(p, e, k2, w2)
+    if bug == "naive_score":               # B7: err_S of the representative
+        rep = representative(p)
+        es = w_errors(cs[..., 0], cs[..., 1])
+        q = np.take_along_axis(es, rep, -1) / (k2 + w2)
+    if bug == "uses_t_labels":             # B11: adds err_T(h) with T's own labels
+        q = q + w_errors(ct[..., 0], ct[..., 1]) / np.maximum(k2, 1.0)
+    return q
+
+
+def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                      cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
+                          np.ndarray, np.ndarray]:
+    """Algorithm 1 on a batch of count tables ``(B, N, 2)``: log-probabilities over thresholds
+    ``t`` (each labeling's mass split evenly over its members, so a labeling has probability
+    ``∝ exp(−ε|W| q/2)``) and the prefix ``P`` of ``T``. ``k, w`` are ``(B,)`` sizes, ``cs`` the
+    counts of all of ``S`` (read by mutants only)."""
+    p = prefix(ct.sum(-1))
+    w2 = w[:, None].astype(float)
+    mult = multiplicity(p)
+    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
+        logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
+        return log_softmax(logit - np.log(mult)), p
+    q = relabel_scores(ct, cw, k, w, cs, bug=bug)
+    eps = 1.0 if bug == "em_eps_one" else epsilon
+    coef = eps * w2 / (1.0 if bug == "em_no_half" else 2.0)
+    logit = -coef * q if bug != "sign_error" else coef * q
+    if bug == "h_from_s":                  # B10: H from Π_C(S_X): one member per S-labeling
+        mult = multiplicity(prefix(cs.sum(-1)))
+    return log_softmax(logit - np.log(mult)), p
+
+
+@dataclass(frozen=True)
+class Agnostic:
+    """``A_Agnostic(ε; S, A)`` over thresholds on ``{0..domain−1}`` (Algorithm 2).
+
+    Parameters
+    ----------
+    domain
+        ``N ≥ 2``.
+    epsilon
+        ``ε ∈ (0, 1/3]``: both the sampling fraction (``k = ⌈εn⌉``) and the privacy parameter of
+        the exponential mechanism of Algorithm 1 (sensitivity ``Δ = 1/|W|``).
+    learner
+        ``"em"`` or ``"rr"`` (module docstring).
+    learner_epsilon
+        ``ε_A ∈ (0, 1]`` (Lemma 3.1 needs a (1, δ)-DP ``A``).
+    x_star
+        The point the ``"rr"`` learner tests for.
+    bug
+        ``"reference"``, ``"baseline"`` (old transformation, §3.8: ``W`` discarded, score
+        ``err_T(h)`` with ``ε₀ = 1``, ``Δ = 1/|T|``) or a buggy variant of :data:`BUGS`.
+
+    References
+    ----------
+    Seed 000, Algorithms 1–2 and Lemma 3.1; notes §3.9 (stand-ins), §7 (bugs).
+    """
+
+    domain: int
+    epsilon: float
+    learner: str = "em"
+    learner_epsilon: float = 1.0
+    x_star: int = 0
+    bug: str = "reference"
+
+    def __post_init__(self) -> None:
+        check_int(self.domain, "domain", minimum=2)
+        eps = check_epsilon(self.epsilon)
+        check_choice(self.learner, "learner", LEARNERS)
+        check_choice(self.bug, "bug", BUGS)
+        if eps > 1 / 3 + 1e-12 and self.bug != "half_sample":
+            raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemmas 3.1 and 3.4)")
+        ea = check_epsilon(self.learner_epsilon, "learner_epsilon")
+        if ea > 1.0:
+            raise InvalidArgument(f"learner_epsilon={ea!r} must be <= 1 (Lemma 3.1: A is "
+                                  "(1, delta)-DP)")
+        check_int(self.x_star, "x_star", minimum=0)
+        if self.x_star >= self.domain:
+            raise InvalidArgument(f"x_star={self.x_star!r} must be < domain={self.domain}")
+
+    # ------------------------------------------------------------------ sizes and outputs
+    def sizes(self, n: int) -> tuple[int, int]:
+        """``(k, |W|) = (⌈εn⌉, n − k)``; raises if ``εn < 1`` or ``W`` would be empty."""
+        n = check_int(n, "n", minimum=2)
+        if self.epsilon * n < 1 - 1e-9 and self.bug not in ("floor_k", "poisson"):
+            raise InvalidArgument(f"epsilon*n={self.epsilon * n!r} must be >= 1 (Lemma 3.1)")
+        k = subset_size(self.epsilon, n, bug=self.bug)
+        if n - k < 1:
+            raise InvalidArgument(f"n={n} too small: W = S minus T would be empty (k={k})")
+        return k, n - k
+
+    @property
+    def n_out(self) -> int:
+        """Size of the base learner's output space."""
+        return 2 if self.learner == "rr" else self.domain + 1
+
+    @property
+    def n_codes(self) -> int:
+        """Size of the mechanism's output space (B1 releases ``(h, A(T^h))``)."""
+        return self.n_out * (self.domain + 1 if self.bug == "release_h" else 1)
+
+    # ------------------------------------------------------------------ one conditional step
+    def _relabel(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                 cs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return relabel_log_probs(ct, cw, k, w, cs, epsilon=self.epsilon, bug=self.bug)
+
+    def _learner_input(self, p: np.ndarray, ct: np.ndarray, cs: np.ndarray) -> tuple[
+            np.ndarray, np.ndarray]:
+        """Prefix the base learner sees and the ``x*``-presence bit (B8 relabels all of S)."""
+        src = cs if self.bug == "relabel_all" else ct
+        return (prefix(src.sum(-1)) if self.bug == "relabel_all" else p,
+                src[:, self.x_star].sum(-1) > 0)
+
+    def _learner_logits(self, pl_a: np.ndarray, pl: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Log-probabilities of A's outputs given the relabel threshold's prefix value ``pl_a``
+        (shape ``(B, M)``) → ``(B, M, n_out)``."""
+        ea = 5.0 if self.bug == "base_eps5" else self.learner_epsilon
+        if self.learner == "rr":
+            lp1 = np.where(present, ea, 0.0) - np.logaddexp(ea, 0.0)
+            lp = np.stack([np.log1p(-np.exp(lp1)), lp1], -1)
+            return np.broadcast_to(lp[:, None, :], pl_a.shape + (2,))
+        if self.bug == "erm_base":             # B2: smallest consistent threshold, deterministic
+            first = np.argmax(pl[:, None, :] == pl_a[..., None], axis=-1)
+            return np.where(np.arange(self.domain + 1) == first[..., None], 0.0, -np.inf)
+        return log_softmax(-ea * np.abs(pl_a[..., None] - pl[:, None, :]) / 2.0)
+
+    def _cond_pmf(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                  cs: np.ndarray) -> np.ndarray:
+        """Exact output law given ``T`` (one row per batch element), shape ``(B, n_codes)``."""
+        lt, p = self._relabel(ct, cw, k, w, cs)
+        pl, present = self._learner_input(p, ct, cs)
+        pl_a = pl if self.bug == "relabel_all" else p    # B8: h_a relabels all of S
+        la = self._learner_logits(pl_a, pl, present)            # (B, N+1, n_out)
+        joint = np.exp(lt[..., None] + la)                       # (B, N+1, n_out)
+        if self.bug != "release_h":
+            return joint.sum(1)
+        rep = representative(p)
+        out = np.zeros((ct.shape[0], self.domain + 1, self.n_out))
+        for b in range(ct.shape[0]):
+            np.add.at(out[b], rep[b], joint[b])
+        return out.reshape(ct.shape[0], -1)
+
+    def _cond_sample(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                     cs: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """One output per row (O(N) per row): ``(relabel representative, code)``."""
+        lt, p = self._relabel(ct, cw, k, w, cs)
+        t = sample_rows(np.exp(lt), rng)
+        rows = np.arange(ct.shape[0])
+        pl, present = self._learner_input(p, ct, cs)
+        pl_a = pl[rows, t] if self.bug == "relabel_all" else p[rows, t]
+        la = self._learner_logits(pl_a[:, None], pl, present)[:, 0, :]
+        out = sample_rows(np.exp(la), rng)
+        rep = np.argmax(p == p[rows, t][:, None], axis=-1)
+        code = rep * self.n_out + out if self.bug == "release_h" else out
+        return rep, code
+
+    # ------------------------------------------------------------------ index sets
+    def _subsets(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """All index sets ``I`` with their probabilities: indicator rows ``(C, n)``."""
+        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
+            if n > 16:
+                raise InvalidArgument(f"n={n} too large for exact Poisson enumeration (<= 16)")
+            ind = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(np.int64)
+            kk = ind.sum(1)
+            keep = (kk < n)
+            prob = self.epsilon ** kk * (1 - self.epsilon) ** (n - kk)
+            return ind[keep], prob[keep] / prob[keep].sum()
+        k, _ = self.sizes(n)
+        if self.bug == "first_k":
+            ind = np.zeros((1, n), np.int64)
+            ind[0, :k] = 1
+            return ind, np.ones(1)
+        total = math.comb(n, k)
+        if total > _MAX_SUBSETS:
+            raise InvalidArgument(f"C(n={n}, k={k})={total} index sets: too many for the exact "
+                                  f"pmf (<= {_MAX_SUBSETS}); use sample()")
+        ind = np.zeros((total, n), np.int64)
+        for r, c in enumerate(itertools.combinations(range(n), k)):
+            ind[r, list(c)] = 1
+        return ind, np.full(total, 1.0 / total)
+
+    def _batch(self, s: np.ndarray, ind: np.ndarray) -> tuple[np.ndarray, ...]:
+        onehot = np.zeros((s.shape[0], 2 * self.domain), np.int64)
+        onehot[np.arange(s.shape[0]), s[:, 0] * 2 + s[:, 1]] = 1
+        cs = counts(s, self.domain)
+        ct = (ind @ onehot).reshape(-1, self.domain, 2)
+        cw = cs[None] - ct
+        k = ct.sum((1, 2))
+        return ct, cw, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
+
+    # ------------------------------------------------------------------ public API
+    def conditional(self, data: Any, index_set: Any) -> dict[int, float]:
+        """Exact output law given the sampled index set ``I`` (0-based indices)."""
+        s = as_dataset(data, self.domain)
+        ind = np.zeros((1, s.shape[0]), np.int64)
+        ind[0, np.asarray(index_set, dtype=np.int64)] = 1
+        probs = self._cond_pmf(*self._batch(s, ind))[0]
+        return {i: float(v) for i, v in enumerate(probs) if v > 0}
+
+    def pmf(self, data: Any) -> dict[int, float]:
+        """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4)."""
+        s = as_dataset(data, self.domain)
+        ind, w = self._subsets(s.shape[0])
+        probs = w @ self._cond_pmf(*self._batch(s, ind))
+        return {i: float(v) for i, v in enumerate(probs) if v > 0}
+
+    def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
+                                                                           np.ndarray]:
+        """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``), one
+        run each: ``(relabel representative, output code)``. Not for ``first_k``."""
+        sc = np.asarray(sc, dtype=np.int64)
+        n = sc.sum((1, 2))
+        if self.bug == "first_k":
+            raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
+        if self.bug == "poisson":
+            ct = rng.binomial(sc, self.epsilon)
+        else:
+            k = np.array([self.sizes(int(v))[0] for v in n]) if np.unique(n).size > 1 else \
+                np.full(n.shape, self.sizes(int(n[0]))[0])
+            ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
+        kk = ct.sum((1, 2))
+        return self._cond_sample(ct, sc - ct, kk, n - kk, sc, rng)
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` i.i.d. outputs on one dataset (vectorised)."""
+        s = as_dataset(data, self.domain)
+        size = check_int(size, "size", minimum=0)
+        if self.bug == "first_k":
+            ind, _ = self._subsets(s.shape[0])
+            ct, cw, k, w, cs = self._batch(s, ind)
+            rep = np.repeat
+            return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
+                                     rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)
+        sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
+        return self.run_counts(sc, rng)[1].astype(np.int64)

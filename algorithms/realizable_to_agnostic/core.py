@@ -1,0 +1,134 @@
+"""Count-level machinery of seed 000 on the threshold stand-in (notes §3.9).
+
+Domain ``{0..N−1}``; the class is ``C_thr = {h_t(x) = 1[x ≥ t] : t ∈ {0..N}}`` (VC = 1). A labelled
+dataset is an ``(n, 2)`` int array of ``(x, y)``. Everything Algorithm 1 needs depends on ``T``
+only through the counts ``cT[x]`` and on ``W`` through ``c0W[x], c1W[x]`` (label-0 / label-1
+counts), so the functions here take count arrays with any leading batch shape and are shared by
+the exact pmfs (all index sets ``I`` enumerated) and the vectorised samplers.
+
+* ``P[t] = Σ_{x<t} cT[x]`` (prefix); ``h_a, h_b`` label ``T_X`` alike iff ``P[a] = P[b]``, so
+  ``Π_C(T_X)`` ↔ the distinct values of ``P`` and ``dis_T(h_a, h_b) = |P[a] − P[b]|/|T|``.
+* ``|W|·err_W(h_b) = Σ_{x<b} c1W[x] + Σ_{x≥b} c0W[x]``.
+* score (Algorithm 1 step 3) ``q(a) = min_b |P[a] − P[b]|/|T| + err_W(h_b)``, computed in O(N)
+  by forward/backward running minima (``P`` is non-decreasing).
+* the exponential mechanism over ``H`` (one representative per labeling) is sampled over
+  thresholds with logit ``−ε|W|q(t)/2 − ln m(t)``, ``m(t) = #{t′ : P[t′] = P[t]}``: the mass of a
+  labeling is then exactly ``exp(−ε|W|q/2)/Z``. Representative (decision, notes §6.2): the
+  smallest ``t`` of each class; it never enters the score nor the output of Algorithm 2.
+
+References
+----------
+B. Li, W. Wang, P. Ye, "Private Realizable-to-Agnostic Transformation with Near-Optimal Sample
+Complexity" (seed 000): Definition 2.3, Lemma 2.9, Algorithm 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpcheck._validation import _fmt
+from dpcheck.errors import InvalidArgument
+
+__all__ = [
+    "as_dataset",
+    "counts",
+    "log_softmax",
+    "multiplicity",
+    "prefix",
+    "representative",
+    "sample_rows",
+    "scores",
+    "w_errors",
+]
+
+
+def as_dataset(data: Any, domain: int) -> np.ndarray:
+    """``data`` as an ``(n, 2)`` int64 array of ``(x, y)`` with ``0 ≤ x < domain``, ``y ∈ {0,1}``.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``data`` is not such an array.
+    """
+    try:
+        arr = np.asarray(data, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"data={_fmt(data)} must be a sequence of (x, y) pairs") from None
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise InvalidArgument(f"data={_fmt(data)} must have shape (n, 2) with n >= 1")
+    if ((arr[:, 0] < 0) | (arr[:, 0] >= domain)).any() or (~np.isin(arr[:, 1], (0, 1))).any():
+        raise InvalidArgument(f"data={_fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
+    return arr
+
+
+def counts(data: np.ndarray, domain: int) -> np.ndarray:
+    """Count table ``c[x, y]`` of shape ``(domain, 2)``."""
+    return np.bincount(data[:, 0] * 2 + data[:, 1], minlength=2 * domain).reshape(domain, 2)
+
+
+def prefix(ct: np.ndarray) -> np.ndarray:
+    """``P[..., t] = Σ_{x<t} ct[..., x]``, shape ``(..., N+1)``."""
+    z = np.zeros(ct.shape[:-1] + (1,), dtype=ct.dtype)
+    return np.concatenate([z, np.cumsum(ct, axis=-1)], axis=-1)
+
+
+def w_errors(c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
+    """``#{(x, y) ∈ W : h_b(x) ≠ y}`` for every ``b ∈ {0..N}``, shape ``(..., N+1)``."""
+    return prefix(c1) + (c0.sum(-1, keepdims=True) - prefix(c0))
+
+
+def scores(p: np.ndarray, e: np.ndarray, k: Any, w: Any) -> np.ndarray:
+    """Algorithm 1's ``q(a) = min_b |P[a] − P[b]|/k + e[b]/w`` for every ``a``.
+
+    ``k = |T|`` and ``w = |W|`` broadcast against the batch shape (arrays of shape ``(..., 1)``
+    or scalars); ``k = 0`` (empty ``T``, only reachable by mutants) gives ``min_b e[b]/w``.
+    """
+    k = np.maximum(np.asarray(k, dtype=float), 1.0)
+    w = np.asarray(w, dtype=float)
+    pk = p / k
+    ew = e / w
+    fwd = np.minimum.accumulate(ew - pk, axis=-1)          # min over b ≤ a of e_b/w − P_b/k
+    bwd = np.flip(np.minimum.accumulate(np.flip(ew + pk, -1), axis=-1), -1)   # b ≥ a
+    return np.minimum(pk + fwd, bwd - pk)
+
+
+def _run_bounds(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last index of the run of equal values containing each ``t`` (``P`` is
+    non-decreasing along the last axis), in O(N) per row."""
+    idx = np.broadcast_to(np.arange(p.shape[-1]), p.shape)
+    start = np.ones(p.shape, dtype=bool)
+    start[..., 1:] = p[..., 1:] != p[..., :-1]
+    first = np.maximum.accumulate(np.where(start, idx, 0), axis=-1)
+    end = np.ones(p.shape, dtype=bool)
+    end[..., :-1] = start[..., 1:]
+    last_rev = np.maximum.accumulate(np.flip(np.where(end, p.shape[-1] - 1 - idx, 0), -1), -1)
+    last = p.shape[-1] - 1 - np.flip(last_rev, -1)
+    return first, last
+
+
+def multiplicity(p: np.ndarray) -> np.ndarray:
+    """``m(t) = #{t′ : P[t′] = P[t]}`` (``P`` non-decreasing along the last axis)."""
+    first, last = _run_bounds(p)
+    return last - first + 1
+
+
+def representative(p: np.ndarray) -> np.ndarray:
+    """Smallest ``t′`` with ``P[t′] = P[t]`` (the deterministic representative, notes §6.2)."""
+    return _run_bounds(p)[0]
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-normalisation in log space (no overflow for exponents in the thousands)."""
+    m = logits.max(axis=-1, keepdims=True)
+    a = logits - m
+    return a - np.log(np.exp(a).sum(axis=-1, keepdims=True))
+
+
+def sample_rows(prob: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One categorical draw per row of ``prob`` (rows sum to 1), by inverting the row CDF."""
+    cdf = np.cumsum(prob, axis=-1)
+    u = rng.random(prob.shape[:-1] + (1,)) * cdf[..., -1:]
+    idx = (cdf <= u).sum(axis=-1)
+    return np.minimum(idx, prob.shape[-1] - 1)
