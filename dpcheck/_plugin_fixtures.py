@@ -221,7 +221,8 @@ def dp_check(_dpcheck_recorder: _Recorder) -> Any:
             raise InvalidArgument(f"check={getattr(check, '__name__', check)!r} must return a "
                                   "result with a boolean .violation and .to_dict()")
         r.data.results.append(result)
-        record = r.add(kind, alpha, bool(violation), json_safe(result.to_dict()))
+        record = r.add("check", alpha, bool(violation),
+                       {"check": kind, **json_safe(result.to_dict())})
         if violation and r.info["expect"] == "holds":
             text = result.summary() if hasattr(result, "summary") else str(result.to_dict())
             pytest.fail(f"{text}\nreplay: {record['replay']}", pytrace=False)

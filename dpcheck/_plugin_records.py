@@ -368,6 +368,8 @@ def _evidence(records: list[dict[str, Any]]) -> dict[str, Any]:
         elif r["type"] == "accuracy" and "failure_rate" in res:
             best.setdefault("failure_rate", res["failure_rate"])
             best.setdefault("beta", res.get("beta"))
+        elif r["type"] == "check":
+            best.setdefault("check", res.get("check"))
         elif r["type"] == "counterexample":
             for key in ("deviation", "assertion", "name"):
                 if key in res:

@@ -4,8 +4,10 @@ pytest_plugins = ["pytester"]
 
 import json  # noqa: E402 - pytest_plugins must come first
 import math  # noqa: E402
+from importlib.resources import files  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import jsonschema  # noqa: E402
 import pytest  # noqa: E402
 
 from dpcheck.catalog import (CatalogEntry, entries_without_mutants, load_catalog,  # noqa: E402
@@ -230,8 +232,10 @@ def test_bad_result(dp_check):
     assert "must return a result with a boolean .violation" in out
     (run,) = [p for p in (pytester.path / "out").iterdir() if p.is_dir() and p.name != "latest"]
     doc = json.loads((run / "audit.json").read_text(encoding="utf-8"))
-    toys = [r for r in doc["records"] if r["type"] == "toy"]
+    toys = [r for r in doc["records"] if r["type"] == "check" and r["result"]["check"] == "toy"]
     per_call = 0.01 / 4 * 6 / math.pi**2  # 4 claim tests; the first call of each spends 6/pi^2
     assert len(toys) == 3 and all(r["alpha"] == pytest.approx(per_call) for r in toys)
     assert [r["mutant"] for r in doc["kill_matrix"]] == ["leaky"]
+    schema = json.loads(files("dpcheck.schemas").joinpath("run.schema.json").read_text())
+    jsonschema.validate(doc, schema)  # check records are part of the documented format
     assert doc["kill_matrix"][0]["outcome"] == "caught"
