@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import re
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
@@ -75,7 +76,11 @@ def warns_every_call(data, rng):
 def test_library_warnings_are_recorded_not_raised():
     """pytest runs with -W error: the warning would fail the test if the audit let it out."""
     r = dpcheck.audit(from_scalar(warns_every_call), 1.0, 0.0, PureDP(1.0), samples=2000, seed=0)
-    assert r.warnings == ("UserWarning: bounds were taken from the data (x4000)",)
+    # one warning per mechanism call, folded into one line with its count (the number of calls
+    # depends on the Poissonized confirmation sizes of pure claims, about 2000 per side)
+    (line,) = r.warnings
+    match = re.fullmatch(r"UserWarning: bounds were taken from the data \(x(\d+)\)", line)
+    assert match and 3000 <= int(match.group(1)) <= 4000, line
 
 
 @pytest.mark.parametrize("bad, match", [

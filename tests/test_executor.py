@@ -138,7 +138,8 @@ def test_cli_workers_flag_gives_the_local_result(tmp_path, monkeypatch, capsys):
         "    return sum(data) + rng.laplace(0.0, 2.0, size)\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     argv = ["audit", "dpcheck_exec_mechs:laplace_count", "--data", "[1.0]", "--data-prime",
-            "[0.0]", "--claim", "pure:0.5", "--samples", "20000", "--json"]
+            "[0.0]", "--claim", "pure:0.5", "--samples", "20000", "--json",
+            "--no-float-features"]  # the real-valued truth; float64 `sum + noise` leaks
     code_local = main(argv)
     local = json.loads(capsys.readouterr().out)
     code_pool = main([*argv, "--workers", "2"])

@@ -195,15 +195,20 @@ def test_serial_and_xdist_runs_agree_alpha_is_split_and_only_the_controller_writ
 
 
 def test_seeds_random_last_and_report_none(suite):
-    first = suite.runpytest("--dpcheck-seed", "random", "--dpcheck-report", "r1",
+    # A random root seed makes this test nondeterministic: at the default family alpha 0.01 the
+    # suite's borderline accuracy claim (P[|Lap(1)| > 3] = 0.0498 vs beta 0.05) would refute in
+    # about 1 run in 700. At alpha 1e-6 a false alarm is a one-in-a-million event, and the
+    # expected violations of the suite (true eps 4 and 2 against claims 1) are still certain.
+    tiny = ("--dpcheck-alpha", "1e-6")
+    first = suite.runpytest(*tiny, "--dpcheck-seed", "random", "--dpcheck-report", "r1",
                             "--dpcheck-formats", "json")
     first.assert_outcomes(passed=5)
     seed = header_seed(first)
-    again = suite.runpytest("--dpcheck-seed", "last", "--dpcheck-report", "r2",
+    again = suite.runpytest(*tiny, "--dpcheck-seed", "last", "--dpcheck-report", "r2",
                             "--dpcheck-formats", "json")
     assert header_seed(again) == seed
     again.stdout.fnmatch_lines([f"dpcheck: seed={seed} (last), *"])
-    other = suite.runpytest("--dpcheck-seed", str(seed + 1), "--dpcheck-report", "r3",
+    other = suite.runpytest(*tiny, "--dpcheck-seed", str(seed + 1), "--dpcheck-report", "r3",
                             "--dpcheck-formats", "json")
     r1, r2, r3 = (document(suite.path / d) for d in ("r1", "r2", "r3"))
     assert r1["root_seed"] == r2["root_seed"] == seed
@@ -212,7 +217,7 @@ def test_seeds_random_last_and_report_none(suite):
     assert eps(r1) != eps(r3)
     assert r3["root_seed"] == seed + 1 and other.ret == 0
 
-    quiet = suite.runpytest("--dpcheck-seed", "last", "--dpcheck-report", "none")
+    quiet = suite.runpytest(*tiny, "--dpcheck-seed", "last", "--dpcheck-report", "none")
     quiet.assert_outcomes(passed=5)
     assert header_seed(quiet) == seed + 1
     quiet.stdout.fnmatch_lines(["report: disabled (--dpcheck-report none)"])
