@@ -19,6 +19,14 @@ prediction
     Procedure P, the *reconstructed* Dwork–Feldman vote aggregator of Lemma 4.1.
 bounds
     The paper's constants and those derived from its proofs.
+
+Decisions on the notes' open points (``shared/research/seed-000.md`` §6) are written where the
+code makes them: §6.2, §6.3, §6.16, §6.17 in ``core``; §6.1 (order), §6.4 (ε is the internal ε;
+the certified ε is ``bounds.lemma31_epsilon`` / ``bounds.theorem36_bounds``, no rescaling),
+§6.5 (``ε ≤ 1/3``, ``εn ≥ 1``, ``ε_p ≤ 1``, enforced with ``InvalidArgument``), §6.7, §6.12 and
+§6.15 in ``composite`` and ``bounds``; §6.10 (log = ln) and §6.11 (paper slips) in ``bounds``;
+§6.6 (odd sizes) in ``auxiliary``; §6.8 in ``prediction``; §6.18 in ``agnostic``. Data are
+integer ``(x, y)`` pairs; non-integers are refused (``core.as_dataset``).
 """
 
 from .agnostic import BUGS, Agnostic

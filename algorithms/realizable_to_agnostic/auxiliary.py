@@ -6,13 +6,22 @@ hypothesis ``A(T^h) ⊕ h̄`` as an ``N``-bit mask. ``A`` is *improper*: the exp
 over intervals ``1[lo ≤ x < hi]`` (a superclass of the thresholds) with ``#errors`` score, pure
 ``ε_A``-DP. Claim 3.5 is about neighbouring ``U`` with ``V, W`` public.
 
-Sizes (decision, notes §6.6): any ``|U|, |V| ≥ 1`` (the proof of Lemma 3.4 takes
-``|U| = |V| = |T|/2``; odd ``|T|`` puts the extra point in ``U``). The proof of Claim 3.5 needs
+Sizes (decision, notes §6.6): ``Auxiliary`` does not split ``T``: callers pass ``U`` and ``V``
+(any ``|U|, |V| ≥ 1``). When ``T`` is split as in the proof of Lemma 3.4
+(``|U| = |V| = |T|/2``), odd ``|T|`` gives ``|U| = ⌈|T|/2⌉``. The proof of Claim 3.5 needs
 ``|W|/|T| ≤ (1 − ε)/ε``; violations raise ``InvalidArgument``.
+
+Parameter range (decision, notes §6.5): ``ε ∈ (0, 1/3]`` is enforced, the setting of Lemma 3.4
+(through Lemma 3.1's ``ε ≤ 1/3``); larger ``ε`` raises ``InvalidArgument`` naming ``epsilon``.
+
+Order (decision, notes §6.1): ``T = U∘V`` enters only through counts, so it is a multiset; the
+relabel EM and the interval learner ``A`` are symmetric in ``T^h``, and ``h̄`` depends on
+``V^h``'s x-counts only.
 
 References
 ----------
-B. Li, W. Wang, P. Ye (seed 000): Algorithm 3, Claim 3.5, proof of Lemma 3.4.
+B. Li, W. Wang, P. Ye (seed 000): Algorithm 3, Claim 3.5, proof of Lemma 3.4; notes
+``shared/research/seed-000.md`` §3.3, §6.1, §6.5, §6.6.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ class Auxiliary:
     domain
         ``N ≥ 2``.
     epsilon
-        ``ε ∈ (0, 1/3]``.
+        ``ε ∈ (0, 1/3]`` (enforced, notes §6.5).
     v, w
         Public datasets (``(m, 2)`` arrays of ``(x, y)``).
     learner_epsilon
@@ -61,13 +70,15 @@ class Auxiliary:
 
     def __post_init__(self) -> None:
         check_int(self.domain, "domain", minimum=2)
-        check_epsilon(self.epsilon)
+        eps = check_epsilon(self.epsilon)
+        if eps > 1 / 3 + 1e-12:
+            raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemma 3.4 setting)")
         check_epsilon(self.learner_epsilon, "learner_epsilon")
         check_choice(self.bug, "bug", AUX_BUGS)
         if self.learner_epsilon > 1:
             raise InvalidArgument(f"learner_epsilon={self.learner_epsilon!r} must be <= 1")
-        object.__setattr__(self, "v", as_dataset(self.v, self.domain))
-        object.__setattr__(self, "w", as_dataset(self.w, self.domain))
+        object.__setattr__(self, "v", as_dataset(self.v, self.domain, name="v"))
+        object.__setattr__(self, "w", as_dataset(self.w, self.domain, name="w"))
 
     def _intervals(self) -> np.ndarray:
         n = self.domain

@@ -22,10 +22,25 @@ Decision (paper vs notes): Theorem 3.6 uses the *same* ε for ``A_PAC`` and Algo
 hypotheses under which Lemma 2.12 (via Lemma 2.13) makes ``A_emp`` (1, δ_A)-DP, which is all
 Lemma 3.1 needs. Violations raise ``InvalidArgument`` naming the parameters.
 
+Further decisions (notes ``shared/research/seed-000.md`` §6):
+
+* §6.1 order: ``A_emp`` draws with replacement from the x-counts of ``T^h``, so it is
+  symmetric in ``T^h`` and the swap coupling of Lemma 3.1's proof applies verbatim.
+* §6.4 one ε, two roles: ``epsilon`` is the paper's internal ε (sampling fraction and relabel
+  EM); Theorem 3.6 delivers (O(ε), O(δ)) and the certified pair is
+  :func:`bounds.theorem36_bounds` (ε ≈ 30.6·``epsilon`` for small ε). No rescaling to a target
+  ε is done.
+* §6.5 ranges: Theorem 3.6's "ε ≤ O(1)" is taken as the proofs' ``ε ≤ 1/3`` (Lemma 3.1:
+  ``⌈εn⌉/(n − ⌈εn⌉) ≤ 6ε``; Lemma 3.4: ``|W|/|T| ≥ 1/(6ε)``), with ``εn ≥ 1`` and ``n − k ≥ 1``.
+* §6.12: utility (Theorem 3.6) fails w.p. O(β + δn), so utility checks keep ``δ_p ≪ 1/n``
+  (they use ``δ_p = 0``).
+* §6.15: substitution neighbours only.
+
 References
 ----------
 B. Li, W. Wang, P. Ye (seed 000): Algorithm 2, Lemma 2.12, Lemma 2.13, Lemma 3.1, Theorem 3.6;
-notes ``shared/research/seed-000.md`` §3.4, §3.5, §4.1 P8, §4.2 U5, §7 B9.
+notes ``shared/research/seed-000.md`` §3.4, §3.5, §4.1 P8, §4.2 U5, §6.1, §6.4, §6.5, §6.7,
+§6.12, §6.15, §7 B9.
 """
 
 from __future__ import annotations
@@ -63,13 +78,15 @@ class Composite:
     domain
         ``N ≥ 2``.
     epsilon
-        Algorithm 2's ``ε ∈ (0, 1/3]`` (``k = ⌈εn⌉`` and the relabel EM).
+        Algorithm 2's internal ``ε ∈ (0, 1/3]`` (``k = ⌈εn⌉`` and the relabel EM); not the
+        certified end-to-end ε, which is :func:`bounds.theorem36_bounds` (notes §6.4).
     m
         ``A_PAC``'s sample complexity (Procedure E's number of draws).
     pac_epsilon
         ``ε_p ∈ (0, 1]`` of ``A_PAC`` (``None``: ``epsilon``, as in Theorem 3.6).
     pac_delta
-        ``δ_p`` (probability of the ``d[x*]`` leak).
+        ``δ_p`` (probability of the ``d[x*]`` leak). Utility fails w.p. O(β + δ_p n), so keep
+        ``δ_p ≪ 1/n`` when utility matters (notes §6.12).
     base
         ``"em"`` or ``"count"`` (module docstring).
     x_star
@@ -97,6 +114,8 @@ class Composite:
         if eps > 1 / 3 + 1e-12:
             raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemmas 3.1 and 3.4)")
         check_int(self.m, "m", minimum=1)
+        if self.pac_epsilon is not None:          # before eps_p's float(): no str/bool through
+            check_epsilon(self.pac_epsilon, "pac_epsilon")
         ep = check_epsilon(self.eps_p, "pac_epsilon")
         if ep > 1.0:
             raise InvalidArgument(f"pac_epsilon={ep!r} must be <= 1 (Lemma 2.13)")
@@ -212,8 +231,21 @@ class Composite:
     def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
                                                                            np.ndarray]:
         """One run per dataset of a batch of count tables ``sc`` (``(B, N, 2)``, equal ``n``):
-        ``(relabel threshold t, output code)``."""
-        sc = np.asarray(sc, dtype=np.int64)
+        ``(relabel threshold t, output code)``.
+
+        Raises
+        ------
+        InvalidArgument
+            If ``sc`` is not a non-empty ``(B, domain, 2)`` table of integer counts ``≥ 0`` with
+            equal totals, or the totals ``n`` fail :meth:`sizes`.
+        """
+        raw = np.asarray(sc)
+        if raw.ndim != 3 or raw.shape[0] == 0 or raw.shape[1:] != (self.domain, 2):
+            raise InvalidArgument(f"sc shape {raw.shape} must be (B, domain={self.domain}, 2) "
+                                  "with B >= 1")
+        if raw.dtype.kind not in "iu" or (raw < 0).any():
+            raise InvalidArgument(f"sc (dtype {raw.dtype}) must hold integer counts >= 0")
+        sc = raw.astype(np.int64)
         n = int(sc[0].sum())
         if (sc.sum((1, 2)) != n).any():
             raise InvalidArgument("run_counts needs datasets of equal size n")
@@ -234,5 +266,8 @@ class Composite:
         """``size`` i.i.d. outputs on one dataset (vectorised)."""
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
+        if size == 0:
+            self.sizes(len(s))
+            return np.empty(0, dtype=np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         return self.run_counts(sc, rng)[1]

@@ -10,7 +10,9 @@ the exact pmfs (all index sets ``I`` enumerated) and the vectorised samplers.
   ``Π_C(T_X)`` ↔ the distinct values of ``P`` and ``dis_T(h_a, h_b) = |P[a] − P[b]|/|T|``.
 * ``|W|·err_W(h_b) = Σ_{x<b} c1W[x] + Σ_{x≥b} c0W[x]``.
 * score (Algorithm 1 step 3) ``q(a) = min_b |P[a] − P[b]|/|T| + err_W(h_b)``, computed in O(N)
-  by forward/backward running minima (``P`` is non-decreasing).
+  by forward/backward running minima (``P`` is non-decreasing). Decision (Algorithm 1 step 3,
+  notes §6.3): ``b`` ranges over all of ``C = {h_0..h_N}``, not over ``H``; a min over ``H`` is
+  the naive-score mutant (B7).
 * the exponential mechanism over ``H`` (one representative per labeling) is sampled over
   thresholds with logit ``−ε|W|q(t)/2 − ln m(t)``, ``m(t) = #{t′ : P[t′] = P[t]}``: the mass of a
   labeling is then exactly ``exp(−ε|W|q/2)/Z``. Representative (decision, notes §6.2): the
@@ -19,11 +21,13 @@ the exact pmfs (all index sets ``I`` enumerated) and the vectorised samplers.
 References
 ----------
 B. Li, W. Wang, P. Ye, "Private Realizable-to-Agnostic Transformation with Near-Optimal Sample
-Complexity" (seed 000): Definition 2.3, Lemma 2.9, Algorithm 1.
+Complexity" (seed 000): Definition 2.3, Lemma 2.9, Algorithm 1; notes
+``shared/research/seed-000.md`` §6.2, §6.3, §6.16, §6.17.
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -44,8 +48,20 @@ __all__ = [
 ]
 
 
-def as_dataset(data: Any, domain: int) -> np.ndarray:
+def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray:
     """``data`` as an ``(n, 2)`` int64 array of ``(x, y)`` with ``0 ≤ x < domain``, ``y ∈ {0,1}``.
+
+    Values must be integers: integer or bool arrays, or floats with integral values (``1.0``).
+    Fractional values, NaN and strings are refused rather than truncated or parsed.
+
+    Parameters
+    ----------
+    data
+        A sequence of ``(x, y)`` pairs or an ``(n, 2)`` array.
+    domain
+        ``N``: points are ``{0..N−1}``.
+    name
+        The parameter named in error messages (``"v"``, ``"w"`` for Algorithm 3's public sets).
 
     Raises
     ------
@@ -53,13 +69,20 @@ def as_dataset(data: Any, domain: int) -> np.ndarray:
         If ``data`` is not such an array.
     """
     try:
-        arr = np.asarray(data, dtype=np.int64)
+        raw = np.asarray(data)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"data={_fmt(data)} must be a sequence of (x, y) pairs") from None
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
-        raise InvalidArgument(f"data={_fmt(data)} must have shape (n, 2) with n >= 1")
+        raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of (x, y) pairs") from None
+    if raw.ndim != 2 or raw.shape[1] != 2 or raw.shape[0] == 0:
+        raise InvalidArgument(f"{name}={_fmt(data)} must have shape (n, 2) with n >= 1")
+    if raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat):
+        raw = raw.astype(float)
+    integral = raw.dtype.kind in "iub" or (
+        raw.dtype.kind == "f" and bool(np.isfinite(raw).all()) and bool((raw == np.round(raw)).all()))
+    if not integral:
+        raise InvalidArgument(f"{name}={_fmt(data)}: x and y must be integers")
+    arr = raw.astype(np.int64)
     if ((arr[:, 0] < 0) | (arr[:, 0] >= domain)).any() or (~np.isin(arr[:, 1], (0, 1))).any():
-        raise InvalidArgument(f"data={_fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
+        raise InvalidArgument(f"{name}={_fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
     return arr
 
 

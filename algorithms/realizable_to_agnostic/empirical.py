@@ -1,5 +1,6 @@
 """Procedure E (Lemmas 2.12 / 2.13): draw ``m`` points uniformly *with replacement* from the input
-and run an (ε, δ)-DP algorithm on them. Exact output law: the drawn count table is multinomial
+and run an (ε, δ)-DP algorithm on them (the Lemma 2.12 proof's "random generalization of T"
+means this random *generation*, notes §6.11). Exact output law: the drawn count table is multinomial
 over the input's distinct ``(x, y)`` cells, so the compositions of ``m`` over those cells are
 enumerated (``C(m + K − 1, K − 1)`` tables for ``K`` distinct cells, independent of ``n``).
 
@@ -17,9 +18,16 @@ Base algorithms (stand-ins, on the drawn count table ``c``):
 With ``delta > 0`` each base additionally, with probability ``δ``, releases ``c_0`` (an
 (ε, δ)-DP leak; codes after the base's own outputs).
 
+Ranges (decision, notes §6.5): :class:`WithReplacement` accepts any ``ε_p > 0`` and any input
+size ``n ≥ 1``. Lemma 2.13's hypotheses (``ε_p ≤ 1``, ``n ≥ 2``, ``6ε_p m/n ≤ 1``) and Lemma
+2.12's input size ``n ≥ 6ε_p m`` are enforced where the bound is claimed
+(:func:`bounds.lemma213`, :func:`bounds.lemma212_size`), so that the undersized-input mutant
+(``input_eps_m``, ``n = ⌈ε_p m⌉``) can be built and caught.
+
 References
 ----------
-B. Li, W. Wang, P. Ye (seed 000): Lemma 2.12, Lemma 2.13 (Bun et al. 2015); notes §3.4, §4.1 P7.
+B. Li, W. Wang, P. Ye (seed 000): Lemma 2.12, Lemma 2.13 (Bun et al. 2015); notes §3.4, §4.1 P7,
+§6.5, §6.11.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
+from dpcheck.errors import InvalidArgument
 
 from .core import as_dataset, counts, log_softmax, w_errors
 
@@ -74,9 +83,19 @@ def multinomial_log_pmf(d: np.ndarray, prob: np.ndarray) -> np.ndarray:
 def clamped_geometric(c: np.ndarray, m: int, epsilon: float) -> np.ndarray:
     """Law of ``clamp(c + Z, 0, m)``, ``P[Z = z] = (1−a)/(1+a)·a^{|z|}``, ``a = e^{−ε}``, for
     every count in ``c`` (any shape) → shape ``c.shape + (m+1,)``. Exactly ε-DP in ``c``
-    (Ghosh–Roughgarden–Sundararajan truncated geometric); ratio ``e^{ε|c − c′|}`` at ``j = m``."""
-    a = math.exp(-epsilon)
-    c = np.asarray(c, dtype=float)[..., None]
+    (Ghosh–Roughgarden–Sundararajan truncated geometric); ratio ``e^{ε|c − c′|}`` at ``j = m``.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``ε ≤ 0``, ``m`` is not an integer ``≥ 0`` or a count lies outside ``[0, m]``.
+    """
+    a = math.exp(-check_epsilon(epsilon))
+    m = check_int(m, "m", minimum=0)
+    c = np.asarray(c, dtype=float)
+    if not ((c >= 0) & (c <= m)).all():
+        raise InvalidArgument(f"c must hold counts in [0, m={m}]")
+    c = c[..., None]
     j = np.arange(m + 1, dtype=float)
     out = (1 - a) / (1 + a) * a ** np.abs(j - c)
     out[..., 0] = a ** c[..., 0] / (1 + a)
@@ -95,7 +114,8 @@ class WithReplacement:
     domain
         ``N ≥ 2`` (points ``{0..N−1}``).
     epsilon
-        The base algorithm's ``ε_p``.
+        The base algorithm's ``ε_p > 0`` (any value: Lemma 2.13's ``ε_p ≤ 1`` is checked by
+        :func:`bounds.lemma213`, module docstring).
     m
         Number of draws (the PAC learner's sample complexity).
     delta

@@ -114,7 +114,7 @@ def test_undersized_t_is_refused() -> None:
         Composite(3, 1 / 3, 3).pmf(s)
     with pytest.raises(InvalidArgument, match="epsilon\\*n"):
         Composite(3, 0.01, 1).sample(s, 3, np.random.default_rng(0))
-    with pytest.raises(InvalidArgument, match="6\\*epsilon\\*m/n"):
+    with pytest.raises(InvalidArgument, match=r"6\*pac_epsilon\*m/k=1\.5 .*k=ceil\(epsilon\*n\)=4"):
         theorem36_bounds(12, 1 / 3, 3, 1 / 3, 0.0)
 
 
