@@ -14,12 +14,16 @@ empirical
     Procedure E (Lemmas 2.12 / 2.13), exact pmf.
 prediction
     Procedure P, the *reconstructed* Dwork–Feldman vote aggregator of Lemma 4.1.
+agnostic_prediction
+    ``A_AgnPred`` (Theorem 4.2: Algorithm 2 + Procedure P at privacy 1) and Procedure P as a
+    mechanism on ``T^h``, exact pmfs, vectorised samplers, B2/B13 mutants.
 bounds
     The paper's constants and those derived from its proofs.
 """
 
 from .agnostic import BUGS, Agnostic
+from .agnostic_prediction import AgnosticPrediction, ProcedureP
 from .auxiliary import Auxiliary
 from .empirical import WithReplacement
 
-__all__ = ["BUGS", "Agnostic", "Auxiliary", "WithReplacement"]
+__all__ = ["BUGS", "Agnostic", "AgnosticPrediction", "Auxiliary", "ProcedureP", "WithReplacement"]
