@@ -394,3 +394,27 @@ class AgnosticPrediction:
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         u = self.run_votes(sc, rng)[:, self.query]
         return _draw_answers(u, self.rounds, self.bug, rng)
+
+    def sample_queries(self, data: Any, queries: Any, size: int, rng: np.random.Generator, *,
+                       shared_run: bool = False) -> np.ndarray:
+        """Answers to several queries, shape ``(size, len(queries))``.
+
+        ``shared_run=False`` (the paper's per-query algorithm): every answer is a fresh run, so
+        ``Q`` answers compose to at most ``Q`` times the per-query bound. ``shared_run=True``:
+        one run (``I``, ``h``, partition) per row answers all queries with fresh aggregator
+        coins — *no* privacy claim covers this (notes §4.1 P9, §6.9; the ``repeat_query``
+        mutant is its single-query form).
+        """
+        s = as_dataset(data, self.domain)
+        size = check_int(size, "size", minimum=0)
+        qs = np.asarray(queries, dtype=np.int64).reshape(-1)
+        if qs.size == 0 or (qs < 0).any() or (qs >= self.domain).any():
+            raise InvalidArgument(f"queries={queries!r} must be a non-empty list of points in "
+                                  f"0..{self.domain - 1}")
+        sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
+        if shared_run:
+            u = self.run_votes(sc, rng)[:, qs]
+        else:
+            u = np.stack([self.run_votes(sc, rng)[:, q] for q in qs], 1)
+        bug = "reference" if self.bug == "repeat_query" else self.bug
+        return _draw_answers(u, self.rounds, bug, rng)

@@ -79,6 +79,31 @@ def test_procedure_p_matches_vote_formula() -> None:
     assert math.isclose(p1, 1 / (1 + math.exp(-(2 * 5 - 9) / 2)), rel_tol=1e-12)
 
 
+def test_procedure_p_is_epsilon_private_for_other_epsilon() -> None:
+    """ε = 0.5, r = 9: exact loss 0.440 ≤ 0.5 on the extreme pair (votes 9 → 8); exp(εu) 0.981."""
+    from dpcheck.exact import privacy_loss
+    s, sp = np.array([[4, 1]] * 9), np.array([[4, 1]] * 8 + [[0, 0]])
+    ref = ProcedureP(5, 9, 0, epsilon=0.5)
+    bad = ProcedureP(5, 9, 0, epsilon=0.5, bug="no_half")
+    assert 0.43 < privacy_loss(ref.pmf(s), ref.pmf(sp)).epsilon <= 0.5     # 0.440
+    assert privacy_loss(bad.pmf(s), bad.pmf(sp)).epsilon > 0.9
+
+
+def test_sample_queries_marginals_match_pmf() -> None:
+    """Each column of the multi-query sampler has the single-query law (fresh or shared run)."""
+    s = np.array([[1, 0]] * 15 + [[3, 1]] * 20 + [[2, 1]] * 5)
+    qs = [0, 2, 3]
+    for shared in (False, True):
+        mech = AgnosticPrediction(5, 1 / 3, 0.7)
+        x = mech.sample_queries(s, qs, 40_000, np.random.default_rng(8), shared_run=shared)
+        assert x.shape == (40_000, 3)
+        for j, q in enumerate(qs):
+            p1 = AgnosticPrediction(5, 1 / 3, 0.7, query=q).pmf(s).get(1, 0.0)
+            assert abs(x[:, j].mean() - p1) < 0.012
+    with pytest.raises(InvalidArgument, match="queries"):
+        mech.sample_queries(s, [5], 10, np.random.default_rng(0))
+
+
 def test_sampler_is_deterministic_given_seed() -> None:
     s = _data(np.random.default_rng(6), 40, 6)
     mech = AgnosticPrediction(6, 0.3, 0.7, query=3)
