@@ -32,7 +32,9 @@ portions: each a bootstrap sample of size ``k`` of ``T^h``), ``no_half`` (aggreg
 ``sorted_partition`` (positional blocks of ``T^h`` sorted by ``x``), ``repeat_query`` (one run,
 :data:`REPEATS` answers at ``x`` with fresh aggregator coins, released as their sum — a sufficient
 statistic of the answer vector, so the privacy loss is that of the vector), ``sign_error``
-(Algorithm 1 maximises the score; a utility bug), ``few_portions`` (``r = ⌈6 ln(4/α)/3⌉``).
+(Algorithm 1 maximises the score; a utility bug), ``few_portions`` (``r = ⌈6 ln(4/α)/3⌉``),
+and two relabeling bugs of agnostic.py (B11 ``uses_t_labels``: the score adds ``err_T`` with
+``T``'s own labels; B5 ``em_eps_one``: Algorithm 1 at privacy 1 instead of ``ε``).
 
 References
 ----------
@@ -59,7 +61,9 @@ from .core import as_dataset, counts, prefix, sample_rows
 __all__ = ["PRED_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
 PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
-             "repeat_query", "sign_error", "few_portions")
+             "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one")
+#: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
+_RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one")
 #: Answers released by the ``repeat_query`` mutant.
 REPEATS = 10
 _MAX_TYPES = 500_000
@@ -289,7 +293,7 @@ class AgnosticPrediction:
 
     @property
     def _relabel_bug(self) -> str:
-        return "sign_error" if self.bug == "sign_error" else "reference"
+        return self.bug if self.bug in _RELABEL_BUGS else "reference"
 
     def sizes(self, n: int) -> tuple[int, int]:
         """``(k, |W|)``; raises ``InvalidArgument`` if ``k < r`` (empty portions)."""
