@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln
 
 from dpcheck._validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
@@ -67,6 +68,7 @@ _RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one")
 #: Answers released by the ``repeat_query`` mutant.
 REPEATS = 10
 _MAX_TYPES = 500_000
+_CHUNK = 8192          # type tables per vectorised block of the exact pmf (bounds the memory)
 
 
 def hits_law(k: int, r: int, *, bug: str = "reference") -> np.ndarray:
@@ -324,9 +326,8 @@ class AgnosticPrediction:
             if vec.shape[0] > _MAX_TYPES:
                 raise InvalidArgument(f"data has {cells.size} distinct records: too many type "
                                       f"tables (> {_MAX_TYPES}) for the exact pmf; use sample()")
-        logp = sum(np.array([math.lgamma(c + 1) - math.lgamma(t + 1) - math.lgamma(c - t + 1)
-                             for t in vec[:, j]]) for j, c in enumerate(caps))
-        logp = logp - (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1))
+        logp = (gammaln(caps + 1) - gammaln(vec + 1) - gammaln(caps - vec + 1)).sum(1)
+        logp = logp - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
         ct = np.zeros((vec.shape[0], 2 * self.domain), np.int64)
         ct[:, cells] = vec
         return ct.reshape(-1, self.domain, 2), np.exp(logp)
@@ -360,7 +361,8 @@ class AgnosticPrediction:
         s = as_dataset(data, self.domain)
         ct, w = self._types(s)
         cs = counts(s, self.domain)
-        u_law = w @ self._vote_law(ct, cs, s.shape[0])
+        u_law = sum(w[i:i + _CHUNK] @ self._vote_law(ct[i:i + _CHUNK], cs, s.shape[0])
+                    for i in range(0, len(w), _CHUNK))
         law = _answer_law(u_law, self.rounds, self.bug)
         return {i: float(val) for i, val in enumerate(law) if val > 0}
 
