@@ -59,10 +59,13 @@ from .agnostic import Agnostic, draw_subset_counts, relabel_log_probs
 from .bounds import prediction_rounds
 from .core import as_dataset, counts, prefix, sample_rows
 
-__all__ = ["PRED_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
+__all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
 PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
              "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one")
+#: The mutants that concern Procedure P itself (the others act on Algorithm 1 or on ``r``).
+P_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
+          "repeat_query")
 #: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
 _RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one")
 #: Answers released by the ``repeat_query`` mutant.
@@ -166,7 +169,7 @@ class ProcedureP:
     ``data``: a realizable labelled dataset (labels ``1[x ≥ a]`` for some threshold ``a``);
     ``r`` random disjoint portions, the smallest consistent threshold per portion, and the query
     ``x`` answered with ``P[1] = σ(ε(2u − r)/2)``. Claimed ``ε``-DP under substitution of one
-    record (one portion, one vote changes). ``bug`` as in :data:`PRED_BUGS`.
+    record (one portion, one vote changes). ``bug`` one of :data:`P_BUGS`.
 
     References
     ----------
@@ -186,7 +189,7 @@ class ProcedureP:
         if self.query >= self.domain:
             raise InvalidArgument(f"query={self.query!r} must be < domain={self.domain}")
         check_epsilon(self.epsilon)
-        check_choice(self.bug, "bug", PRED_BUGS)
+        check_choice(self.bug, "bug", P_BUGS)
 
     def _split(self, data: Any) -> tuple[np.ndarray, int]:
         s = as_dataset(data, self.domain)

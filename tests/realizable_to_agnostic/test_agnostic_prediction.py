@@ -162,5 +162,9 @@ def test_procedure_p_validation() -> None:
         ProcedureP(5, 0, 0)
     with pytest.raises(InvalidArgument, match="query"):
         ProcedureP(5, 3, 7)
+    with pytest.raises(InvalidArgument, match="bug"):
+        ProcedureP(5, 3, 0, bug="sign_error")            # an Algorithm 1 mutant
+    with pytest.raises(InvalidArgument, match="epsilon"):
+        ProcedureP(5, 3, 0, epsilon=0.0)
     with pytest.raises(InvalidArgument, match="rounds=4"):
         ProcedureP(5, 4, 0).pmf(np.array([[0, 0], [1, 1]]))
