@@ -11,7 +11,10 @@ agnostic
 auxiliary
     Algorithm 3 (``A_Auxiliary``), exact pmf, for Claim 3.5.
 empirical
-    Procedure E (Lemmas 2.12 / 2.13), exact pmf.
+    Procedure E (Lemmas 2.12 / 2.13), exact pmf (EM, RR and count base algorithms).
+composite
+    Theorem 3.6's learner: Algorithm 2 with Procedure E(A_PAC) as its base, exact pmf and
+    vectorised sampler.
 prediction
     Procedure P, the *reconstructed* Dwork–Feldman vote aggregator of Lemma 4.1.
 agnostic_prediction
@@ -24,6 +27,8 @@ bounds
 from .agnostic import BUGS, Agnostic
 from .agnostic_prediction import AgnosticPrediction, ProcedureP
 from .auxiliary import Auxiliary
+from .composite import Composite
 from .empirical import WithReplacement
 
-__all__ = ["BUGS", "Agnostic", "AgnosticPrediction", "Auxiliary", "ProcedureP", "WithReplacement"]
+__all__ = ["BUGS", "Agnostic", "AgnosticPrediction", "Auxiliary", "Composite", "ProcedureP",
+           "WithReplacement"]

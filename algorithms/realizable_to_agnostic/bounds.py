@@ -6,7 +6,7 @@ Where the paper states only ``O(·)`` the constants below are read off its proof
 References
 ----------
 B. Li, W. Wang, P. Ye (seed 000): Lemma 2.4 (Sauer), Lemma 2.9, Lemma 2.12, Lemma 2.13,
-Lemma 3.1 (proof), Lemma 3.3, Claim 3.5, Lemma 4.1; notes §5.8.
+Lemma 3.1 (proof), Lemma 3.3, Claim 3.5, Theorem 3.6 (proof), Lemma 4.1; notes §4.1 P8, §5.8.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import decimal
 import math
 
-from dpcheck._validation import check_epsilon, check_int, check_probability
+from dpcheck._validation import check_delta, check_epsilon, check_int, check_probability
 from dpcheck.errors import InvalidArgument
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "lemma213",
     "prediction_rounds",
     "sauer_bound",
+    "theorem36_bounds",
     "vote_rounds",
 ]
 
@@ -69,6 +70,37 @@ def lemma213(epsilon: float, m: int, n: int, delta: float) -> tuple[float, float
 def lemma212_size(epsilon: float, m: int) -> int:
     """Lemma 2.12's input size ``⌈6εm⌉`` (then Lemma 2.13 gives ``(≤1, ≤ (2e/(3ε))δ)``)."""
     return math.ceil(6 * check_epsilon(epsilon) * check_int(m, "m", minimum=1) - 1e-9)
+
+
+def theorem36_bounds(n: int, epsilon: float, m: int, pac_epsilon: float,
+                     pac_delta: float) -> tuple[float, float]:
+    """*Derived* explicit privacy of the Theorem 3.6 composite (the paper: "(O(ε), O(δ))").
+
+    Derivation (notes §4.1 P8), following the proof of Theorem 3.6 step by step:
+
+    1. ``k = ⌈εn⌉`` is ``A_emp``'s input size. Lemma 2.13 with ``A_PAC`` (ε_p, δ_p)-DP,
+       ``ε_p ≤ 1``, ``k ≥ 2`` and ``6ε_p m/k ≤ 1`` (Lemma 2.12's ``k ≥ 6ε_p m``) makes
+       ``A_emp`` ``(ε_A, δ_A) = (6ε_p m/k, e^{ε_A}·(4m/k)·δ_p)``-DP, and ``ε_A ≤ 1``.
+    2. Hence ``A_emp`` is (1, δ_A)-DP and Lemma 3.1 (its proof's constants,
+       :func:`lemma31_epsilon`, :func:`lemma31_delta`) gives
+       ``ε = ln(e^ε + 4e²·k/(n − k))`` and ``δ = 4e·(k/n)·δ_A = 16e·e^{ε_A}·(m/n)·δ_p``.
+
+    The paper's remark that the constant factors can be removed by subsampling is not used.
+
+    Raises
+    ------
+    InvalidArgument
+        If ``εn < 1``, ``n ≤ k`` or Lemma 2.13's hypotheses fail at ``(ε_p, m, k)``.
+    """
+    eps = check_epsilon(epsilon)
+    n = check_int(n, "n", minimum=2)
+    if eps * n < 1 - 1e-9:
+        raise InvalidArgument(f"epsilon*n={eps * n!r} must be >= 1 (Lemma 3.1)")
+    k = math.ceil(eps * n - 1e-9)
+    if k >= n:
+        raise InvalidArgument(f"n={n} must exceed k=ceil(epsilon*n)={k} (Lemma 3.1)")
+    _, delta_a = lemma213(pac_epsilon, m, k, check_delta(pac_delta, "pac_delta"))
+    return lemma31_epsilon(n, eps, k), lemma31_delta(n, k, delta_a)
 
 
 def lemma33_size(d: int, alpha: float, beta: float) -> float:

@@ -1,15 +1,25 @@
 """Procedure E (Lemmas 2.12 / 2.13): draw ``m`` points uniformly *with replacement* from the input
-and run an (ε, δ)-DP algorithm on them. Exact output law by enumerating the multinomial
-compositions of the ``m`` draws over the input's records (tiny inputs).
+and run an (ε, δ)-DP algorithm on them. Exact output law: the drawn count table is multinomial
+over the input's distinct ``(x, y)`` cells, so the compositions of ``m`` over those cells are
+enumerated (``C(m + K − 1, K − 1)`` tables for ``K`` distinct cells, independent of ``n``).
 
-Base algorithm (stand-in): the exponential-mechanism learner over thresholds on ``{0..N−1}``
-with ``#errors`` score (pure ε-DP, proper), or (``base="rr"``) randomized response on
-``1[some drawn point at x = 0]`` (exactly ε-DP: makes the bound sharp); with ``delta > 0`` it additionally, with probability
-``δ``, releases the number of drawn points at ``x = 0`` (an (ε, δ)-DP leak).
+Base algorithms (stand-ins, on the drawn count table ``c``):
+
+* ``"em"``: the exponential-mechanism learner over thresholds on ``{0..N−1}`` with ``#errors``
+  score (pure ε-DP, proper);
+* ``"rr"``: randomized response on ``1[some drawn point at x = 0]`` (exactly ε-DP, but blind to
+  *how many* draws hit ``x = 0``);
+* ``"count"``: the clamped two-sided geometric mechanism on the number ``c_0`` of drawn points at
+  ``x = 0`` (output ``clamp(c_0 + Z, 0, m)``, ``P[Z = z] ∝ e^{−ε|z|}``): exactly ε-DP in
+  ``c_0`` and its likelihood ratio is ``e^{ε j}`` between counts ``j`` apart, so a record drawn
+  ``j`` times costs ``j·ε`` — the adversarial base that makes Lemma 2.13 bite.
+
+With ``delta > 0`` each base additionally, with probability ``δ``, releases ``c_0`` (an
+(ε, δ)-DP leak; codes after the base's own outputs).
 
 References
 ----------
-B. Li, W. Wang, P. Ye (seed 000): Lemma 2.12, Lemma 2.13 (Bun et al. 2015).
+B. Li, W. Wang, P. Ye (seed 000): Lemma 2.12, Lemma 2.13 (Bun et al. 2015); notes §3.4, §4.1 P7.
 """
 
 from __future__ import annotations
@@ -17,23 +27,88 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
 
-from .core import as_dataset, log_softmax, w_errors
+from .core import as_dataset, counts, log_softmax, w_errors
 
-__all__ = ["E_BUGS", "WithReplacement"]
+__all__ = ["BASES", "E_BUGS", "WithReplacement", "clamped_geometric", "compositions",
+           "multinomial_log_pmf"]
 
 #: ``first_m``: runs A on the first m records (no resampling).
 E_BUGS = ("reference", "first_m")
+BASES = ("em", "rr", "count")
+
+
+@lru_cache(maxsize=64)
+def _compositions(m: int, parts: int) -> np.ndarray:
+    rows = []
+    for bars in itertools.combinations(range(m + parts - 1), parts - 1):
+        edges = np.diff(np.r_[-1, bars, m + parts - 1]) - 1
+        rows.append(edges)
+    out = np.asarray(rows, dtype=np.int64).reshape(-1, parts)
+    out.setflags(write=False)
+    return out
+
+
+def compositions(m: int, parts: int) -> np.ndarray:
+    """All ``d ∈ ℕ^parts`` with ``Σ d = m`` (rows, shape ``(C(m+parts−1, parts−1), parts)``)."""
+    return _compositions(check_int(m, "m", minimum=0), check_int(parts, "parts", minimum=1))
+
+
+def multinomial_log_pmf(d: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """``ln Mult(d; Σd, prob)`` along the last axis (``prob`` broadcasts; zero-probability cells
+    must have ``d = 0``, else ``−inf``)."""
+    d = np.asarray(d, dtype=np.int64)
+    lg = np.vectorize(math.lgamma, otypes=[float])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(d > 0, d * np.log(np.where(prob > 0, prob, 1.0)), 0.0)
+        term = np.where((d > 0) & (prob <= 0), -np.inf, term)
+    return lg(d.sum(-1) + 1.0) - lg(d + 1.0).sum(-1) + term.sum(-1)
+
+
+def clamped_geometric(c: np.ndarray, m: int, epsilon: float) -> np.ndarray:
+    """Law of ``clamp(c + Z, 0, m)``, ``P[Z = z] = (1−a)/(1+a)·a^{|z|}``, ``a = e^{−ε}``, for
+    every count in ``c`` (any shape) → shape ``c.shape + (m+1,)``. Exactly ε-DP in ``c``
+    (Ghosh–Roughgarden–Sundararajan truncated geometric); ratio ``e^{ε|c − c′|}`` at ``j = m``."""
+    a = math.exp(-epsilon)
+    c = np.asarray(c, dtype=float)[..., None]
+    j = np.arange(m + 1, dtype=float)
+    out = (1 - a) / (1 + a) * a ** np.abs(j - c)
+    out[..., 0] = a ** c[..., 0] / (1 + a)
+    out[..., m] = a ** (m - c[..., 0]) / (1 + a)
+    if m == 0:
+        out[..., 0] = 1.0
+    return out
 
 
 @dataclass(frozen=True)
 class WithReplacement:
-    """Procedure E around the EM learner: ``A(T′)``, ``T′`` = ``m`` draws with replacement."""
+    """Procedure E around a base algorithm: ``A(T′)``, ``T′`` = ``m`` draws with replacement.
+
+    Parameters
+    ----------
+    domain
+        ``N ≥ 2`` (points ``{0..N−1}``).
+    epsilon
+        The base algorithm's ``ε_p``.
+    m
+        Number of draws (the PAC learner's sample complexity).
+    delta
+        Probability of the ``c_0`` leak (the base is then ``(ε_p, δ)``-DP).
+    base
+        ``"em"``, ``"rr"`` or ``"count"`` (module docstring).
+    bug
+        ``"reference"`` or ``"first_m"`` (A on the first ``m`` records, no resampling).
+
+    References
+    ----------
+    Seed 000, Lemma 2.13 (Procedure E) and Lemma 2.12 (``n_in = ⌈6ε_p m⌉``).
+    """
 
     domain: int
     epsilon: float
@@ -48,40 +123,45 @@ class WithReplacement:
         check_int(self.m, "m", minimum=1)
         check_delta(self.delta)
         check_choice(self.bug, "bug", E_BUGS)
-        check_choice(self.base, "base", ("em", "rr"))
+        check_choice(self.base, "base", BASES)
 
-    def _base(self, c: np.ndarray) -> np.ndarray:
-        """Law of A on a drawn count table ``c`` (N, 2): N+1 thresholds then leak codes."""
+    @property
+    def n_base(self) -> int:
+        """Number of the base's own output codes (the leak codes follow)."""
+        return self.m + 1 if self.base == "count" else self.domain + 1
+
+    def base_law(self, c: np.ndarray) -> np.ndarray:
+        """Law of A on drawn count tables ``c`` (shape ``(B, N, 2)``) → ``(B, n_base + m + 1)``."""
+        c = np.asarray(c, dtype=np.int64)
+        c0 = c[:, 0].sum(-1)
         if self.base == "rr":                 # RR on 1[some drawn point at x = 0]: exactly ε-DP
             hit = math.exp(self.epsilon) / (1 + math.exp(self.epsilon))
-            p1 = hit if c[0].sum() > 0 else 1 - hit
-            lp = np.zeros(self.domain + 1)
-            lp[:2] = (1 - p1, p1)
+            p1 = np.where(c0 > 0, hit, 1 - hit)
+            lp = np.zeros((len(c), self.n_base))
+            lp[:, 0], lp[:, 1] = 1 - p1, p1
+        elif self.base == "count":
+            lp = clamped_geometric(c0, self.m, self.epsilon)
         else:
-            lp = np.exp(log_softmax(-self.epsilon * w_errors(c[:, 0], c[:, 1]) / 2.0))
-        out = np.zeros(self.domain + 2 + self.m)
-        out[: self.domain + 1] = (1 - self.delta) * lp
-        out[self.domain + 1 + int(c[0].sum())] += self.delta
+            lp = np.exp(log_softmax(-self.epsilon * w_errors(c[..., 0], c[..., 1]) / 2.0))
+        out = np.zeros((len(c), self.n_base + self.m + 1))
+        out[:, : self.n_base] = (1 - self.delta) * lp
+        out[np.arange(len(c)), self.n_base + np.minimum(c0, self.m)] += self.delta
         return out
 
     def pmf(self, data: Any) -> dict[int, float]:
-        """Exact output law (compositions of the m draws over the records)."""
+        """Exact output law: multinomial law of the drawn count table, compositions of ``m``
+        over the input's distinct cells enumerated."""
         s = as_dataset(data, self.domain)
-        n = len(s)
-        total = np.zeros(self.domain + 2 + self.m)
         if self.bug == "first_m":
-            draws = [(np.arange(min(self.m, n)), 1.0)]
+            total = self.base_law(counts(s[: self.m], self.domain)[None])[0]
         else:
-            draws = []
-            for combo in itertools.combinations_with_replacement(range(n), self.m):
-                k = np.bincount(np.asarray(combo), minlength=n)
-                logp = math.lgamma(self.m + 1) - sum(math.lgamma(v + 1) for v in k) \
-                    - self.m * math.log(n)
-                draws.append((np.asarray(combo), math.exp(logp)))
-        for idx, p in draws:
-            c = np.zeros((self.domain, 2), np.int64)
-            np.add.at(c, (s[idx, 0], s[idx, 1]), 1)
-            total += p * self._base(c)
+            cs = counts(s, self.domain).reshape(-1)
+            cells = np.flatnonzero(cs)
+            d = compositions(self.m, len(cells))
+            w = np.exp(multinomial_log_pmf(d, cs[cells] / len(s)))
+            tables = np.zeros((len(d), 2 * self.domain), np.int64)
+            tables[:, cells] = d
+            total = w @ self.base_law(tables.reshape(-1, self.domain, 2))
         return {i: float(v) for i, v in enumerate(total) if v > 0}
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:

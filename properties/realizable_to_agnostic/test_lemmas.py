@@ -101,19 +101,26 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any) -
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 2.12", kind="privacy")
-@pytest.mark.parametrize("variant", ["reference"])
-def test_private_empirical_learner(variant: str, dp_record: Any) -> None:
-    """Lemma 2.12: input size ⌈6εm⌉ makes the wrapper (1, O(δ/ε))-DP; derived constant
-    (1, (2e/(3ε))δ) [notes §3.4]. (ε, m, δ) = (0.5, 4, 0.05), RR base: exact δ(1) ≤ bound.
-    No mutant yet: input size ⌈εm⌉ (δ(1) below the loose bound) is not caught."""
-    eps, m, delta = 0.5, 4, 0.05
-    n = lemma212_size(eps, m) if variant == "reference" else math.ceil(eps * m)
+@pytest.mark.parametrize("variant", ["reference", pytest.param(
+    "input_eps_m", marks=pytest.mark.mutant("input_eps_m"))])
+def test_private_empirical_learner(variant: str, dp_audit: Any, dp_record: Any) -> None:
+    """Lemma 2.12: input size n_in = ⌈6ε_p m⌉ makes Procedure E (1, O(δ_p/ε_p))-DP; derived
+    constant (1, (2e/(3ε_p))δ_p) via Lemma 2.13 (notes §3.4). Base: the clamped geometric on
+    the drawn count at x* (exactly ε_p-DP in that count, so a record drawn j times costs jε_p)
+    plus a δ_p-leak of the count. (ε_p, m, δ_p) = (0.5, 4, 1e-3), unique-record pair: exact
+    δ(1) ≤ bound, audited at ApproxDP(1, bound). Mutant input_eps_m: n_in = ⌈ε_p m⌉ = 2
+    (6ε_p m/n_in = 6 > 1, B9): exact δ(1) = 0.035, ~10× the bound."""
+    eps, m, delta = 0.5, 4, 1e-3
+    n = lemma212_size(eps, m) if variant == "reference" else math.ceil(eps * m - 1e-9)
     s, sp = _unique_pair(n)
-    mech = WithReplacement(5, eps, m, delta=delta, base="rr")
+    mech = WithReplacement(5, eps, m, delta=delta, base="count")
     d1 = privacy_loss(mech.pmf(s), mech.pmf(sp)).delta(1.0)
     bound = 2 * math.e / (3 * eps) * delta
-    dp_record("lemma_2_12", {"n_in": n, "exact_delta_at_1": d1, "bound": bound})
-    assert d1 <= bound + 1e-12
+    from dpcheck import ApproxDP
+    r = dp_audit(mech, s, sp, ApproxDP(1.0, bound), samples=200_000)
+    dp_record("lemma_2_12", {"n_in": n, "exact_delta_at_1": d1, "bound": bound,
+                             "delta_lower": r.delta_lower})
+    assert r.violation or d1 <= bound + 1e-12
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 4.1", kind="utility")
