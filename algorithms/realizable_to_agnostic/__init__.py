@@ -17,6 +17,9 @@ composite
     vectorised sampler.
 prediction
     Procedure P, the *reconstructed* Dwork–Feldman vote aggregator of Lemma 4.1.
+agnostic_prediction
+    ``A_AgnPred`` (Theorem 4.2: Algorithm 2 + Procedure P at privacy 1) and Procedure P as a
+    mechanism on ``T^h``, exact pmfs, vectorised samplers, B2/B13 mutants.
 bounds
     The paper's constants and those derived from its proofs.
 
@@ -30,8 +33,10 @@ integer ``(x, y)`` pairs; non-integers are refused (``core.as_dataset``).
 """
 
 from .agnostic import BUGS, Agnostic
+from .agnostic_prediction import AgnosticPrediction, ProcedureP
 from .auxiliary import Auxiliary
 from .composite import Composite
 from .empirical import WithReplacement
 
-__all__ = ["BUGS", "Agnostic", "Auxiliary", "Composite", "WithReplacement"]
+__all__ = ["BUGS", "Agnostic", "AgnosticPrediction", "Auxiliary", "Composite", "ProcedureP",
+           "WithReplacement"]
