@@ -2,8 +2,8 @@
 baseline (Beimel et al. + subsampling) and the buggy variants of the seed-000 notes §7.
 
 One object, :class:`Agnostic`, is a mechanism of the dpcheck protocol on datasets
-``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (all ``C(n, k)`` index sets ``I``
-enumerated, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
+``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (the law of ``T``'s count table
+enumerated, :mod:`.tables`, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
 hook of the proof of Lemma 3.1), ``.sample(S, size, rng)`` the vectorised sampler (``T`` as
 sequential hypergeometric cell counts, O(N) per run), and ``.run_counts(sc, rng)`` runs it on a
 batch of datasets given as count tables (utility tests at paper scale).
@@ -31,7 +31,6 @@ notes ``shared/research/seed-000.md`` §3.1–3.2, §3.8, §7.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +51,7 @@ from .core import (
     scores,
     w_errors,
 )
+from .tables import poisson_tables, subset_tables
 
 __all__ = [
     "BUGS",
@@ -67,8 +67,7 @@ LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
 BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
-        "uses_t_labels", "floor_k", "poisson", "sign_error")
-_MAX_SUBSETS = 200_000
+        "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n")
 
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
@@ -131,7 +130,9 @@ def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarr
         return log_softmax(logit - np.log(mult)), p
     q = relabel_scores(ct, cw, k, w, cs, bug=bug)
     eps = 1.0 if bug == "em_eps_one" else epsilon
-    coef = eps * w2 / (1.0 if bug == "em_no_half" else 2.0)
+    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n
+    scale = (k[:, None] + w2) if bug == "em_delta_n" else w2
+    coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
     logit = -coef * q if bug != "sign_error" else coef * q
     if bug == "h_from_s":                  # B10: H from Π_C(S_X): one member per S-labeling
         mult = multiplicity(prefix(cs.sum(-1)))
@@ -263,53 +264,36 @@ class Agnostic:
         return rep, code
 
     # ------------------------------------------------------------------ index sets
-    def _subsets(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """All index sets ``I`` with their probabilities: indicator rows ``(C, n)``."""
-        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
-            if n > 16:
-                raise InvalidArgument(f"n={n} too large for exact Poisson enumeration (<= 16)")
-            ind = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(np.int64)
-            kk = ind.sum(1)
-            keep = (kk < n)
-            prob = self.epsilon ** kk * (1 - self.epsilon) ** (n - kk)
-            return ind[keep], prob[keep] / prob[keep].sum()
-        k, _ = self.sizes(n)
-        if self.bug == "first_k":
-            ind = np.zeros((1, n), np.int64)
-            ind[0, :k] = 1
-            return ind, np.ones(1)
-        total = math.comb(n, k)
-        if total > _MAX_SUBSETS:
-            raise InvalidArgument(f"C(n={n}, k={k})={total} index sets: too many for the exact "
-                                  f"pmf (<= {_MAX_SUBSETS}); use sample()")
-        ind = np.zeros((total, n), np.int64)
-        for r, c in enumerate(itertools.combinations(range(n), k)):
-            ind[r, list(c)] = 1
-        return ind, np.full(total, 1.0 / total)
-
-    def _batch(self, s: np.ndarray, ind: np.ndarray) -> tuple[np.ndarray, ...]:
-        onehot = np.zeros((s.shape[0], 2 * self.domain), np.int64)
-        onehot[np.arange(s.shape[0]), s[:, 0] * 2 + s[:, 1]] = 1
+    def _tables(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Law of ``T``'s count table: ``(C, N, 2)`` tables with their probabilities (exact
+        integers, :mod:`.tables`); ``first_k`` (B3) is the one order-dependent variant."""
         cs = counts(s, self.domain)
-        ct = (ind @ onehot).reshape(-1, self.domain, 2)
-        cw = cs[None] - ct
+        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
+            return poisson_tables(cs, self.epsilon)
+        k, _ = self.sizes(s.shape[0])
+        if self.bug == "first_k":
+            return counts(s[:k], self.domain)[None], np.ones(1)
+        return subset_tables(cs, k)
+
+    def _batch(self, s: np.ndarray, ct: np.ndarray) -> tuple[np.ndarray, ...]:
+        cs = counts(s, self.domain)
         k = ct.sum((1, 2))
-        return ct, cw, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
+        return ct, cs[None] - ct, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
 
     # ------------------------------------------------------------------ public API
     def conditional(self, data: Any, index_set: Any) -> dict[int, float]:
         """Exact output law given the sampled index set ``I`` (0-based indices)."""
         s = as_dataset(data, self.domain)
-        ind = np.zeros((1, s.shape[0]), np.int64)
-        ind[0, np.asarray(index_set, dtype=np.int64)] = 1
-        probs = self._cond_pmf(*self._batch(s, ind))[0]
+        ct = counts(s[np.unique(np.asarray(index_set, dtype=np.int64))], self.domain)[None]
+        probs = self._cond_pmf(*self._batch(s, ct))[0]
         return {i: float(v) for i, v in enumerate(probs) if v > 0}
 
     def pmf(self, data: Any) -> dict[int, float]:
-        """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4)."""
+        """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4), summed over the
+        count tables of ``T`` with their multivariate hypergeometric weights."""
         s = as_dataset(data, self.domain)
-        ind, w = self._subsets(s.shape[0])
-        probs = w @ self._cond_pmf(*self._batch(s, ind))
+        ct, w = self._tables(s)
+        probs = w @ self._cond_pmf(*self._batch(s, ct))
         return {i: float(v) for i, v in enumerate(probs) if v > 0}
 
     def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
@@ -334,8 +318,7 @@ class Agnostic:
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
         if self.bug == "first_k":
-            ind, _ = self._subsets(s.shape[0])
-            ct, cw, k, w, cs = self._batch(s, ind)
+            ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
             rep = np.repeat
             return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
                                      rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)
