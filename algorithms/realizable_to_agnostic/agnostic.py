@@ -5,8 +5,9 @@ One object, :class:`Agnostic`, is a mechanism of the dpcheck protocol on dataset
 ``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (the law of ``T``'s count table
 enumerated, :mod:`.tables`, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
 hook of the proof of Lemma 3.1), ``.sample(S, size, rng)`` the vectorised sampler (``T`` as
-sequential hypergeometric cell counts, O(N) per run), and ``.run_counts(sc, rng)`` runs it on a
-batch of datasets given as count tables (utility tests at paper scale).
+sequential hypergeometric cell counts, O(N) per run), ``.run_counts(sc, rng)`` runs it on a
+batch of datasets given as count tables and ``.run_iid(law, n, size, rng)`` on fresh i.i.d.
+datasets (utility tests and benchmarks at paper scale).
 
 Decisions (notes §6, the paper wins where they differ):
 
@@ -50,6 +51,7 @@ from .core import (
     sample_rows,
     scores,
     w_errors,
+    x_counts,
 )
 from .tables import poisson_tables, subset_tables
 
@@ -60,6 +62,7 @@ __all__ = [
     "draw_subset_counts",
     "relabel_log_probs",
     "relabel_scores",
+    "relabel_weights",
     "subset_size",
 ]
 
@@ -99,10 +102,12 @@ def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generato
 
 
 def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
-                   cs: np.ndarray, *, bug: str = "reference") -> np.ndarray:
+                   cs: np.ndarray, *, bug: str = "reference",
+                   p: np.ndarray | None = None) -> np.ndarray:
     """Algorithm 1's score ``q(T∘W, h_t)`` for every threshold ``t`` (batch ``(B, N+1)``);
-    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores."""
-    p = prefix(ct.sum(-1))
+    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores. ``p`` is
+    ``prefix(x_counts(ct))`` if already computed."""
+    p = prefix(x_counts(ct)) if p is None else p
     k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
     e = w_errors(cw[..., 0], cw[..., 1])
     q = scores(p, e, k2, w2)
@@ -115,6 +120,21 @@ def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
     return q
 
 
+def _relabel_logits(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                    cs: np.ndarray, p: np.ndarray, epsilon: float, bug: str) -> np.ndarray:
+    """``−ε|W| q(t)/2`` (or the mutant's exponent) for every threshold: constant on each
+    labeling class of ``T_X`` for every variant."""
+    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
+        return -w_errors(ct[..., 0], ct[..., 1]) / 2.0
+    q = relabel_scores(ct, cw, k, w, cs, bug=bug, p=p)
+    eps = 1.0 if bug == "em_eps_one" else epsilon
+    w2 = w[:, None].astype(float)
+    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n
+    scale = (k[:, None] + w2) if bug == "em_delta_n" else w2
+    coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
+    return -coef * q if bug != "sign_error" else coef * q
+
+
 def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                       cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
                           np.ndarray, np.ndarray]:
@@ -122,21 +142,30 @@ def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarr
     ``t`` (each labeling's mass split evenly over its members, so a labeling has probability
     ``∝ exp(−ε|W| q/2)``) and the prefix ``P`` of ``T``. ``k, w`` are ``(B,)`` sizes, ``cs`` the
     counts of all of ``S`` (read by mutants only)."""
-    p = prefix(ct.sum(-1))
-    w2 = w[:, None].astype(float)
-    mult = multiplicity(p)
-    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
-        logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
-        return log_softmax(logit - np.log(mult)), p
-    q = relabel_scores(ct, cw, k, w, cs, bug=bug)
-    eps = 1.0 if bug == "em_eps_one" else epsilon
-    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n
-    scale = (k[:, None] + w2) if bug == "em_delta_n" else w2
-    coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
-    logit = -coef * q if bug != "sign_error" else coef * q
-    if bug == "h_from_s":                  # B10: H from Π_C(S_X): one member per S-labeling
-        mult = multiplicity(prefix(cs.sum(-1)))
+    p = prefix(x_counts(ct))
+    logit = _relabel_logits(ct, cw, k, w, cs, p, epsilon, bug)
+    # B10 h_from_s: H from Π_C(S_X), one member per S-labeling
+    mult = multiplicity(prefix(x_counts(cs)) if bug == "h_from_s" else p)
     return log_softmax(logit - np.log(mult)), p
+
+
+def relabel_weights(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                    cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
+                        np.ndarray, np.ndarray, bool]:
+    """The sampler's form of :func:`relabel_log_probs`: unnormalised weights ``(B, N+1)``, the
+    prefix ``P`` and whether each labeling's whole mass sits on its representative (the
+    smallest ``t`` of the class; then a draw *is* the representative). Same law over labelings:
+    the inverse-CDF draw picks the same class for the same uniform (the class boundaries of the
+    CDF are unchanged), so outputs match the even-split form for a seed up to float rounding."""
+    p = prefix(x_counts(ct))
+    logit = _relabel_logits(ct, cw, k, w, cs, p, epsilon, bug)
+    wt = np.exp(logit - logit.max(-1, keepdims=True))
+    if bug == "h_from_s":                  # B10: S-labeling members, mass split by S-classes
+        return wt / multiplicity(prefix(x_counts(cs))), p, False
+    if bug == "relabel_all":               # B8 reads h on all of S: the member matters
+        return wt / multiplicity(p), p, False
+    wt[:, 1:] *= p[:, 1:] != p[:, :-1]     # keep only the first member of each class
+    return wt, p, True
 
 
 @dataclass(frozen=True)
@@ -217,8 +246,8 @@ class Agnostic:
             np.ndarray, np.ndarray]:
         """Prefix the base learner sees and the ``x*``-presence bit (B8 relabels all of S)."""
         src = cs if self.bug == "relabel_all" else ct
-        return (prefix(src.sum(-1)) if self.bug == "relabel_all" else p,
-                src[:, self.x_star].sum(-1) > 0)
+        return (prefix(x_counts(src)) if self.bug == "relabel_all" else p,
+                (src[:, self.x_star, 0] + src[:, self.x_star, 1]) > 0)
 
     def _learner_logits(self, pl_a: np.ndarray, pl: np.ndarray, present: np.ndarray) -> np.ndarray:
         """Log-probabilities of A's outputs given the relabel threshold's prefix value ``pl_a``
@@ -249,17 +278,25 @@ class Agnostic:
             np.add.at(out[b], rep[b], joint[b])
         return out.reshape(ct.shape[0], -1)
 
+    def _learner_weights(self, pl_a: np.ndarray, pl: np.ndarray,
+                         present: np.ndarray) -> np.ndarray:
+        """Unnormalised law of A's output per row (``pl_a`` shape ``(B,)``) for the sampler:
+        the EM learner's ``exp(−ε_A |P_a − P_b|/2)`` directly (its maximum is 1, at ``b = a``),
+        otherwise ``exp`` of :meth:`_learner_logits`."""
+        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5"):
+            return np.exp(np.abs(pl_a[:, None] - pl) * (-self.learner_epsilon / 2.0))
+        return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
+
     def _cond_sample(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                      cs: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One output per row (O(N) per row): ``(relabel representative, code)``."""
-        lt, p = self._relabel(ct, cw, k, w, cs)
-        t = sample_rows(np.exp(lt), rng)
+        wt, p, firsts = relabel_weights(ct, cw, k, w, cs, epsilon=self.epsilon, bug=self.bug)
+        t = sample_rows(wt, rng)
         rows = np.arange(ct.shape[0])
         pl, present = self._learner_input(p, ct, cs)
         pl_a = pl[rows, t] if self.bug == "relabel_all" else p[rows, t]
-        la = self._learner_logits(pl_a[:, None], pl, present)[:, 0, :]
-        out = sample_rows(np.exp(la), rng)
-        rep = np.argmax(p == p[rows, t][:, None], axis=-1)
+        out = sample_rows(self._learner_weights(pl_a, pl, present), rng)
+        rep = t if firsts else np.argmax(p == p[rows, t][:, None], axis=-1)
         code = rep * self.n_out + out if self.bug == "release_h" else out
         return rep, code
 
@@ -277,7 +314,7 @@ class Agnostic:
 
     def _batch(self, s: np.ndarray, ct: np.ndarray) -> tuple[np.ndarray, ...]:
         cs = counts(s, self.domain)
-        k = ct.sum((1, 2))
+        k = x_counts(ct).sum(-1)
         return ct, cs[None] - ct, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
 
     # ------------------------------------------------------------------ public API
@@ -301,7 +338,7 @@ class Agnostic:
         """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``), one
         run each: ``(relabel representative, output code)``. Not for ``first_k``."""
         sc = np.asarray(sc, dtype=np.int64)
-        n = sc.sum((1, 2))
+        n = x_counts(sc).sum(-1)
         if self.bug == "first_k":
             raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
         if self.bug == "poisson":
@@ -310,8 +347,33 @@ class Agnostic:
             k = np.array([self.sizes(int(v))[0] for v in n]) if np.unique(n).size > 1 else \
                 np.full(n.shape, self.sizes(int(n[0]))[0])
             ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
-        kk = ct.sum((1, 2))
+        kk = x_counts(ct).sum(-1)
         return self._cond_sample(ct, sc - ct, kk, n - kk, sc, rng)
+
+    def run_iid(self, cell_law: Any, n: int, size: int, rng: np.random.Generator) -> tuple[
+            np.ndarray, np.ndarray]:
+        """``size`` runs, each on a fresh dataset ``S ~ D^n``, ``cell_law[x, y] = Pr_D[(x, y)]``
+        (shape ``(N, 2)``): ``(relabel representative, output code)``.
+
+        ``I`` is independent of ``S``, so ``T = S_I`` and ``W = S_{[n]∖I}`` are independent
+        i.i.d. samples of sizes ``k`` and ``n − k``: their count tables are drawn as two
+        independent multinomials — the same joint law as :meth:`run_counts` on multinomial
+        datasets, without the ``2N − 1`` hypergeometric draws of ``T``. Not for ``first_k`` or
+        ``poisson`` (order / random ``|T|``).
+        """
+        law = np.asarray(cell_law, dtype=float)
+        if law.shape != (self.domain, 2) or (law < 0).any() or abs(law.sum() - 1) > 1e-9:
+            raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, "
+                                  f"got shape {law.shape} summing to {law.sum()!r}")
+        if self.bug in ("first_k", "poisson"):
+            raise InvalidArgument(f"bug={self.bug!r} is not a fixed-size uniform subset: use "
+                                  "run_counts() or sample()")
+        k, w = self.sizes(n)
+        size = check_int(size, "size", minimum=1)
+        flat = law.reshape(-1)
+        ct = rng.multinomial(k, flat, size=size).reshape(size, self.domain, 2)
+        cw = rng.multinomial(w, flat, size=size).reshape(size, self.domain, 2)
+        return self._cond_sample(ct, cw, np.full(size, k), np.full(size, w), ct + cw, rng)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. outputs on one dataset (vectorised)."""
