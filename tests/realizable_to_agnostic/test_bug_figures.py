@@ -130,3 +130,49 @@ def test_subset_tables_match_index_enumeration() -> None:
         assert len(brute) == len(tabs)
         for t, p in zip(tabs, prob):
             assert p == pytest.approx(brute[t.tobytes()] / z, abs=1e-12)
+
+
+def _with_replacement_pmf(mech: Agnostic, s: np.ndarray) -> dict[int, float]:
+    """Exact output law when ``I`` is k indices drawn *with* replacement (B12 variant): ``T``
+    keeps duplicates (|T| = k counted with multiplicity), ``W`` = the records never drawn; all
+    ``n^k`` index tuples enumerated, Algorithm 1 + A given (T, W) from ``Agnostic._cond_pmf``."""
+    n = len(s)
+    k, _ = mech.sizes(n)
+    cs = counts(s, mech.domain)
+    cts, cws, ws = [], [], []
+    for tup in itertools.product(range(n), repeat=k):
+        rest = np.setdiff1d(np.arange(n), tup)
+        cts.append(counts(s[list(tup)], mech.domain))
+        cws.append(counts(s[rest], mech.domain))
+        ws.append(len(rest))
+    ct = np.array(cts)
+    probs = mech._cond_pmf(ct, np.array(cws), np.full(len(ct), k), np.array(ws),
+                           np.broadcast_to(cs, ct.shape)).mean(0)
+    return {i: float(v) for i, v in enumerate(probs) if v > 0}
+
+
+def test_with_replacement_sampling_within_bound() -> None:
+    """B12, with-replacement ``I`` (not covered by the proof; a duplicated record counts twice in
+    A's input): exact losses stay at the reference's level. EM pair of test_privacy (n = 12,
+    ε = 1/6, k = 2): 0.008897 (reference 0.008755, bound 1.959); one-point crafted pairs on
+    {0, 1, 2}, n = 9, ε = 1/3, k = 3: x* moved 0.1838 (reference 0.1904, bound 2.783),
+    label-only 0.1066 (reference 0.1007, claim 1/3). A documented non-violation."""
+    m = Agnostic(6, 1 / 6)
+    s = np.array([[4, 1]] + [[1, 0]] * 5 + [[5, 1]] * 6)
+    sp = s.copy()
+    sp[0] = [1, 0]
+    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    assert got == pytest.approx(0.008897, abs=1e-6)
+    m = Agnostic(3, 1 / 3)
+    s = np.array([[0, 1]] + [[2, 0]] * 3 + [[2, 1]] * 5)
+    sp = s.copy()
+    sp[0] = [2, 0]
+    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    assert got == pytest.approx(0.1838, abs=1e-4)
+    assert got <= lemma31_epsilon(9, 1 / 3, 3)
+    s = np.array([[2, 0]] * 3 + [[2, 1]] * 6)
+    sp = s.copy()
+    sp[0, 1] = 1
+    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    assert got == pytest.approx(0.1066, abs=1e-4)
+    assert got <= 1 / 3
