@@ -77,7 +77,8 @@ def x_counts(c: np.ndarray) -> np.ndarray:
 
 def prefix(ct: np.ndarray) -> np.ndarray:
     """``P[..., t] = Σ_{x<t} ct[..., x]``, shape ``(..., N+1)``."""
-    out = np.zeros(ct.shape[:-1] + (ct.shape[-1] + 1,), dtype=ct.dtype)
+    dtype = np.cumsum(np.zeros(1, ct.dtype)).dtype          # numpy's accumulation dtype
+    out = np.zeros(ct.shape[:-1] + (ct.shape[-1] + 1,), dtype=dtype)
     np.cumsum(ct, axis=-1, out=out[..., 1:])
     return out
 
@@ -85,6 +86,8 @@ def prefix(ct: np.ndarray) -> np.ndarray:
 def w_errors(c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
     """``#{(x, y) ∈ W : h_b(x) ≠ y}`` for every ``b ∈ {0..N}``, shape ``(..., N+1)``:
     ``Σ_{x<b} c1[x] + Σ_{x≥b} c0[x] = Σ_x c0[x] + Σ_{x<b} (c1[x] − c0[x])`` (one prefix)."""
+    if c0.dtype.kind in "ub" or c1.dtype.kind in "ub":     # the difference must not wrap
+        c0, c1 = c0.astype(np.int64), c1.astype(np.int64)
     return prefix(c1 - c0) + c0.sum(-1, keepdims=True)
 
 
