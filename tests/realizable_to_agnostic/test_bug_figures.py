@@ -176,3 +176,17 @@ def test_with_replacement_sampling_within_bound() -> None:
     got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
     assert got == pytest.approx(0.1066, abs=1e-4)
     assert got <= 1 / 3
+
+
+@pytest.mark.parametrize("n, eps, floor, ceil", [(50, 1 / 30, 0.033788, 0.066472),
+                                                  (101, 0.01, 0.016870, 0.033459)])
+def test_floor_k_is_caught_by_the_size_condition_not_by_its_loss(n: int, eps: float,
+                                                                 floor: float,
+                                                                 ceil: float) -> None:
+    """B16 floor_k: with ⌊εn⌋ < εn the exact end-to-end loss (RR learner, unique x* moved) is
+    *lower* than the reference's (fewer records in T), so no privacy audit can catch it; the
+    claim test catches it through the proof's size condition |T| ≥ εn
+    (test_privacy_crafted.py::test_subset_size_condition)."""
+    s, sp = _rr_pair(n)
+    assert _loss("floor_k", 6, eps, s, sp, learner="rr") == pytest.approx(floor, abs=1e-6)
+    assert _loss("reference", 6, eps, s, sp, learner="rr") == pytest.approx(ceil, abs=1e-6)
