@@ -98,7 +98,7 @@ def test_subset_size_condition(variant: str, dp_record: Any) -> None:
     """Proof of Lemma 3.1 (and Claim 3.5): ``|T| = ⌈εn⌉ ≥ εn`` gives ``|W|/|T| ≤ (1 − ε)/ε``,
     so a 1/|T| score move changes an EM weight by at most ``e^{ε|W|/(2|T|)} ≤ e^{1/2}``; the
     lemma assumes ``εn ≥ 1``, and outside that range the implementation must refuse
-    (InvalidArgument) rather than run. Checked on a grid of 72 (n, ε) with εn ≥ 1 and on
+    (InvalidArgument) rather than run. Checked on the 61 grid points (n, ε) with εn ≥ 1 and on
     (n, ε) = (50, 0.01). B16 floor_k (⌊εn⌋): k = 1 at (n, ε) = (50, 1/30) (ε|W|/(2|T|) = 0.817)
     and k = 0 (empty T) at εn < 1."""
     worst, refused = 0.0, True
