@@ -344,8 +344,8 @@ class Agnostic:
         if self.bug == "poisson":
             ct = rng.binomial(sc, self.epsilon)
         else:
-            k = np.array([self.sizes(int(v))[0] for v in n]) if np.unique(n).size > 1 else \
-                np.full(n.shape, self.sizes(int(n[0]))[0])
+            un, inv = np.unique(n, return_inverse=True)          # sizes once per distinct n
+            k = np.array([self.sizes(int(v))[0] for v in un], dtype=np.int64)[inv.reshape(-1)]
             ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
         kk = x_counts(ct).sum(-1)
         return self._cond_sample(ct, sc - ct, kk, n - kk, sc, rng)
