@@ -2,11 +2,12 @@
 baseline (Beimel et al. + subsampling) and the buggy variants of the seed-000 notes §7.
 
 One object, :class:`Agnostic`, is a mechanism of the dpcheck protocol on datasets
-``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (all ``C(n, k)`` index sets ``I``
-enumerated, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
+``S ∈ ({0..N−1}×{0,1})^n``: ``.pmf(S)`` is the exact output law (the law of ``T``'s count table
+enumerated, :mod:`.tables`, notes §4.4), ``.conditional(S, I)`` the law given the sampled index set (the white-box
 hook of the proof of Lemma 3.1), ``.sample(S, size, rng)`` the vectorised sampler (``T`` as
-sequential hypergeometric cell counts, O(N) per run), and ``.run_counts(sc, rng)`` runs it on a
-batch of datasets given as count tables (utility tests at paper scale).
+sequential hypergeometric cell counts, O(N) per run), ``.run_counts(sc, rng)`` runs it on a
+batch of datasets given as count tables and ``.run_iid(law, n, size, rng)`` on fresh i.i.d.
+datasets (utility tests and benchmarks at paper scale).
 
 Decisions (notes §6, the paper wins where they differ):
 
@@ -31,7 +32,6 @@ notes ``shared/research/seed-000.md`` §3.1–3.2, §3.8, §7.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +51,9 @@ from .core import (
     sample_rows,
     scores,
     w_errors,
+    x_counts,
 )
+from .tables import poisson_tables, subset_tables
 
 __all__ = [
     "BUGS",
@@ -60,6 +62,7 @@ __all__ = [
     "draw_subset_counts",
     "relabel_log_probs",
     "relabel_scores",
+    "relabel_weights",
     "subset_size",
 ]
 
@@ -67,8 +70,7 @@ LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
 BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
-        "uses_t_labels", "floor_k", "poisson", "sign_error")
-_MAX_SUBSETS = 200_000
+        "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n")
 
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
@@ -100,10 +102,12 @@ def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generato
 
 
 def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
-                   cs: np.ndarray, *, bug: str = "reference") -> np.ndarray:
+                   cs: np.ndarray, *, bug: str = "reference",
+                   p: np.ndarray | None = None) -> np.ndarray:
     """Algorithm 1's score ``q(T∘W, h_t)`` for every threshold ``t`` (batch ``(B, N+1)``);
-    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores."""
-    p = prefix(ct.sum(-1))
+    ``naive_score`` (B7) and ``uses_t_labels`` (B11) are the mutants' scores. ``p`` is
+    ``prefix(x_counts(ct))`` if already computed."""
+    p = prefix(x_counts(ct)) if p is None else p
     k2, w2 = k[:, None].astype(float), w[:, None].astype(float)
     e = w_errors(cw[..., 0], cw[..., 1])
     q = scores(p, e, k2, w2)
@@ -116,6 +120,21 @@ def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
     return q
 
 
+def _relabel_logits(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                    cs: np.ndarray, p: np.ndarray, epsilon: float, bug: str) -> np.ndarray:
+    """``−ε|W| q(t)/2`` (or the mutant's exponent) for every threshold: constant on each
+    labeling class of ``T_X`` for every variant."""
+    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
+        return -w_errors(ct[..., 0], ct[..., 1]) / 2.0
+    q = relabel_scores(ct, cw, k, w, cs, bug=bug, p=p)
+    eps = 1.0 if bug == "em_eps_one" else epsilon
+    w2 = w[:, None].astype(float)
+    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n
+    scale = (k[:, None] + w2) if bug == "em_delta_n" else w2
+    coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
+    return -coef * q if bug != "sign_error" else coef * q
+
+
 def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                       cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
                           np.ndarray, np.ndarray]:
@@ -123,19 +142,30 @@ def relabel_log_probs(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarr
     ``t`` (each labeling's mass split evenly over its members, so a labeling has probability
     ``∝ exp(−ε|W| q/2)``) and the prefix ``P`` of ``T``. ``k, w`` are ``(B,)`` sizes, ``cs`` the
     counts of all of ``S`` (read by mutants only)."""
-    p = prefix(ct.sum(-1))
-    w2 = w[:, None].astype(float)
-    mult = multiplicity(p)
-    if bug == "baseline":                  # §3.8: err_T(h) with T's labels, ε₀ = 1, Δ = 1/|T|
-        logit = -w_errors(ct[..., 0], ct[..., 1]) / 2.0
-        return log_softmax(logit - np.log(mult)), p
-    q = relabel_scores(ct, cw, k, w, cs, bug=bug)
-    eps = 1.0 if bug == "em_eps_one" else epsilon
-    coef = eps * w2 / (1.0 if bug == "em_no_half" else 2.0)
-    logit = -coef * q if bug != "sign_error" else coef * q
-    if bug == "h_from_s":                  # B10: H from Π_C(S_X): one member per S-labeling
-        mult = multiplicity(prefix(cs.sum(-1)))
+    p = prefix(x_counts(ct))
+    logit = _relabel_logits(ct, cw, k, w, cs, p, epsilon, bug)
+    # B10 h_from_s: H from Π_C(S_X), one member per S-labeling
+    mult = multiplicity(prefix(x_counts(cs)) if bug == "h_from_s" else p)
     return log_softmax(logit - np.log(mult)), p
+
+
+def relabel_weights(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
+                    cs: np.ndarray, *, epsilon: float, bug: str = "reference") -> tuple[
+                        np.ndarray, np.ndarray, bool]:
+    """The sampler's form of :func:`relabel_log_probs`: unnormalised weights ``(B, N+1)``, the
+    prefix ``P`` and whether each labeling's whole mass sits on its representative (the
+    smallest ``t`` of the class; then a draw *is* the representative). Same law over labelings:
+    the inverse-CDF draw picks the same class for the same uniform (the class boundaries of the
+    CDF are unchanged), so outputs match the even-split form for a seed up to float rounding."""
+    p = prefix(x_counts(ct))
+    logit = _relabel_logits(ct, cw, k, w, cs, p, epsilon, bug)
+    wt = np.exp(logit - logit.max(-1, keepdims=True))
+    if bug == "h_from_s":                  # B10: S-labeling members, mass split by S-classes
+        return wt / multiplicity(prefix(x_counts(cs))), p, False
+    if bug == "relabel_all":               # B8 reads h on all of S: the member matters
+        return wt / multiplicity(p), p, False
+    wt[:, 1:] *= p[:, 1:] != p[:, :-1]     # keep only the first member of each class
+    return wt, p, True
 
 
 @dataclass(frozen=True)
@@ -216,8 +246,8 @@ class Agnostic:
             np.ndarray, np.ndarray]:
         """Prefix the base learner sees and the ``x*``-presence bit (B8 relabels all of S)."""
         src = cs if self.bug == "relabel_all" else ct
-        return (prefix(src.sum(-1)) if self.bug == "relabel_all" else p,
-                src[:, self.x_star].sum(-1) > 0)
+        return (prefix(x_counts(src)) if self.bug == "relabel_all" else p,
+                (src[:, self.x_star, 0] + src[:, self.x_star, 1]) > 0)
 
     def _learner_logits(self, pl_a: np.ndarray, pl: np.ndarray, present: np.ndarray) -> np.ndarray:
         """Log-probabilities of A's outputs given the relabel threshold's prefix value ``pl_a``
@@ -248,68 +278,59 @@ class Agnostic:
             np.add.at(out[b], rep[b], joint[b])
         return out.reshape(ct.shape[0], -1)
 
+    def _learner_weights(self, pl_a: np.ndarray, pl: np.ndarray,
+                         present: np.ndarray) -> np.ndarray:
+        """Unnormalised law of A's output per row (``pl_a`` shape ``(B,)``) for the sampler:
+        the EM learner's ``exp(−ε_A |P_a − P_b|/2)`` directly (its maximum is 1, at ``b = a``),
+        otherwise ``exp`` of :meth:`_learner_logits`."""
+        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5"):
+            return np.exp(np.abs(pl_a[:, None] - pl) * (-self.learner_epsilon / 2.0))
+        return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
+
     def _cond_sample(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
                      cs: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One output per row (O(N) per row): ``(relabel representative, code)``."""
-        lt, p = self._relabel(ct, cw, k, w, cs)
-        t = sample_rows(np.exp(lt), rng)
+        wt, p, firsts = relabel_weights(ct, cw, k, w, cs, epsilon=self.epsilon, bug=self.bug)
+        t = sample_rows(wt, rng)
         rows = np.arange(ct.shape[0])
         pl, present = self._learner_input(p, ct, cs)
         pl_a = pl[rows, t] if self.bug == "relabel_all" else p[rows, t]
-        la = self._learner_logits(pl_a[:, None], pl, present)[:, 0, :]
-        out = sample_rows(np.exp(la), rng)
-        rep = np.argmax(p == p[rows, t][:, None], axis=-1)
+        out = sample_rows(self._learner_weights(pl_a, pl, present), rng)
+        rep = t if firsts else np.argmax(p == p[rows, t][:, None], axis=-1)
         code = rep * self.n_out + out if self.bug == "release_h" else out
         return rep, code
 
     # ------------------------------------------------------------------ index sets
-    def _subsets(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """All index sets ``I`` with their probabilities: indicator rows ``(C, n)``."""
-        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
-            if n > 16:
-                raise InvalidArgument(f"n={n} too large for exact Poisson enumeration (<= 16)")
-            ind = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(np.int64)
-            kk = ind.sum(1)
-            keep = (kk < n)
-            prob = self.epsilon ** kk * (1 - self.epsilon) ** (n - kk)
-            return ind[keep], prob[keep] / prob[keep].sum()
-        k, _ = self.sizes(n)
-        if self.bug == "first_k":
-            ind = np.zeros((1, n), np.int64)
-            ind[0, :k] = 1
-            return ind, np.ones(1)
-        total = math.comb(n, k)
-        if total > _MAX_SUBSETS:
-            raise InvalidArgument(f"C(n={n}, k={k})={total} index sets: too many for the exact "
-                                  f"pmf (<= {_MAX_SUBSETS}); use sample()")
-        ind = np.zeros((total, n), np.int64)
-        for r, c in enumerate(itertools.combinations(range(n), k)):
-            ind[r, list(c)] = 1
-        return ind, np.full(total, 1.0 / total)
-
-    def _batch(self, s: np.ndarray, ind: np.ndarray) -> tuple[np.ndarray, ...]:
-        onehot = np.zeros((s.shape[0], 2 * self.domain), np.int64)
-        onehot[np.arange(s.shape[0]), s[:, 0] * 2 + s[:, 1]] = 1
+    def _tables(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Law of ``T``'s count table: ``(C, N, 2)`` tables with their probabilities (exact
+        integers, :mod:`.tables`); ``first_k`` (B3) is the one order-dependent variant."""
         cs = counts(s, self.domain)
-        ct = (ind @ onehot).reshape(-1, self.domain, 2)
-        cw = cs[None] - ct
-        k = ct.sum((1, 2))
-        return ct, cw, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
+        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
+            return poisson_tables(cs, self.epsilon)
+        k, _ = self.sizes(s.shape[0])
+        if self.bug == "first_k":
+            return counts(s[:k], self.domain)[None], np.ones(1)
+        return subset_tables(cs, k)
+
+    def _batch(self, s: np.ndarray, ct: np.ndarray) -> tuple[np.ndarray, ...]:
+        cs = counts(s, self.domain)
+        k = x_counts(ct).sum(-1)
+        return ct, cs[None] - ct, k, s.shape[0] - k, np.broadcast_to(cs, ct.shape)
 
     # ------------------------------------------------------------------ public API
     def conditional(self, data: Any, index_set: Any) -> dict[int, float]:
         """Exact output law given the sampled index set ``I`` (0-based indices)."""
         s = as_dataset(data, self.domain)
-        ind = np.zeros((1, s.shape[0]), np.int64)
-        ind[0, np.asarray(index_set, dtype=np.int64)] = 1
-        probs = self._cond_pmf(*self._batch(s, ind))[0]
+        ct = counts(s[np.unique(np.asarray(index_set, dtype=np.int64))], self.domain)[None]
+        probs = self._cond_pmf(*self._batch(s, ct))[0]
         return {i: float(v) for i, v in enumerate(probs) if v > 0}
 
     def pmf(self, data: Any) -> dict[int, float]:
-        """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4)."""
+        """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4), summed over the
+        count tables of ``T`` with their multivariate hypergeometric weights."""
         s = as_dataset(data, self.domain)
-        ind, w = self._subsets(s.shape[0])
-        probs = w @ self._cond_pmf(*self._batch(s, ind))
+        ct, w = self._tables(s)
+        probs = w @ self._cond_pmf(*self._batch(s, ct))
         return {i: float(v) for i, v in enumerate(probs) if v > 0}
 
     def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
@@ -317,25 +338,49 @@ class Agnostic:
         """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``), one
         run each: ``(relabel representative, output code)``. Not for ``first_k``."""
         sc = np.asarray(sc, dtype=np.int64)
-        n = sc.sum((1, 2))
+        n = x_counts(sc).sum(-1)
         if self.bug == "first_k":
             raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
         if self.bug == "poisson":
             ct = rng.binomial(sc, self.epsilon)
         else:
-            k = np.array([self.sizes(int(v))[0] for v in n]) if np.unique(n).size > 1 else \
-                np.full(n.shape, self.sizes(int(n[0]))[0])
+            un, inv = np.unique(n, return_inverse=True)          # sizes once per distinct n
+            k = np.array([self.sizes(int(v))[0] for v in un], dtype=np.int64)[inv.reshape(-1)]
             ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
-        kk = ct.sum((1, 2))
+        kk = x_counts(ct).sum(-1)
         return self._cond_sample(ct, sc - ct, kk, n - kk, sc, rng)
+
+    def run_iid(self, cell_law: Any, n: int, size: int, rng: np.random.Generator) -> tuple[
+            np.ndarray, np.ndarray]:
+        """``size`` runs, each on a fresh dataset ``S ~ D^n``, ``cell_law[x, y] = Pr_D[(x, y)]``
+        (shape ``(N, 2)``): ``(relabel representative, output code)``.
+
+        ``I`` is independent of ``S``, so ``T = S_I`` and ``W = S_{[n]∖I}`` are independent
+        i.i.d. samples of sizes ``k`` and ``n − k``: their count tables are drawn as two
+        independent multinomials — the same joint law as :meth:`run_counts` on multinomial
+        datasets, without the ``2N − 1`` hypergeometric draws of ``T``. Not for ``first_k`` or
+        ``poisson`` (order / random ``|T|``).
+        """
+        law = np.asarray(cell_law, dtype=float)
+        if law.shape != (self.domain, 2) or (law < 0).any() or abs(law.sum() - 1) > 1e-9:
+            raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, "
+                                  f"got shape {law.shape} summing to {law.sum()!r}")
+        if self.bug in ("first_k", "poisson"):
+            raise InvalidArgument(f"bug={self.bug!r} is not a fixed-size uniform subset: use "
+                                  "run_counts() or sample()")
+        k, w = self.sizes(n)
+        size = check_int(size, "size", minimum=1)
+        flat = law.reshape(-1)
+        ct = rng.multinomial(k, flat, size=size).reshape(size, self.domain, 2)
+        cw = rng.multinomial(w, flat, size=size).reshape(size, self.domain, 2)
+        return self._cond_sample(ct, cw, np.full(size, k), np.full(size, w), ct + cw, rng)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. outputs on one dataset (vectorised)."""
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
         if self.bug == "first_k":
-            ind, _ = self._subsets(s.shape[0])
-            ct, cw, k, w, cs = self._batch(s, ind)
+            ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
             rep = np.repeat
             return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
                                      rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)

@@ -45,6 +45,7 @@ __all__ = [
     "sample_rows",
     "scores",
     "w_errors",
+    "x_counts",
 ]
 
 
@@ -91,15 +92,26 @@ def counts(data: np.ndarray, domain: int) -> np.ndarray:
     return np.bincount(data[:, 0] * 2 + data[:, 1], minlength=2 * domain).reshape(domain, 2)
 
 
+def x_counts(c: np.ndarray) -> np.ndarray:
+    """``c[..., x, 0] + c[..., x, 1]`` (the x-marginal of a count table; two strided views added,
+    much faster than ``.sum(-1)`` over a length-2 axis)."""
+    return c[..., 0] + c[..., 1]
+
+
 def prefix(ct: np.ndarray) -> np.ndarray:
     """``P[..., t] = Σ_{x<t} ct[..., x]``, shape ``(..., N+1)``."""
-    z = np.zeros(ct.shape[:-1] + (1,), dtype=ct.dtype)
-    return np.concatenate([z, np.cumsum(ct, axis=-1)], axis=-1)
+    dtype = np.cumsum(np.zeros(1, ct.dtype)).dtype          # numpy's accumulation dtype
+    out = np.zeros(ct.shape[:-1] + (ct.shape[-1] + 1,), dtype=dtype)
+    np.cumsum(ct, axis=-1, out=out[..., 1:])
+    return out
 
 
 def w_errors(c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
-    """``#{(x, y) ∈ W : h_b(x) ≠ y}`` for every ``b ∈ {0..N}``, shape ``(..., N+1)``."""
-    return prefix(c1) + (c0.sum(-1, keepdims=True) - prefix(c0))
+    """``#{(x, y) ∈ W : h_b(x) ≠ y}`` for every ``b ∈ {0..N}``, shape ``(..., N+1)``:
+    ``Σ_{x<b} c1[x] + Σ_{x≥b} c0[x] = Σ_x c0[x] + Σ_{x<b} (c1[x] − c0[x])`` (one prefix)."""
+    if c0.dtype.kind in "ub" or c1.dtype.kind in "ub":     # the difference must not wrap
+        c0, c1 = c0.astype(np.int64), c1.astype(np.int64)
+    return prefix(c1 - c0) + c0.sum(-1, keepdims=True)
 
 
 def scores(p: np.ndarray, e: np.ndarray, k: Any, w: Any) -> np.ndarray:
