@@ -5,6 +5,9 @@ Modules
 -------
 core
     Count-level pieces of Algorithm 1 (prefix counts, score ``q``, labeling multiplicities).
+tables
+    The shared count-table laws behind every exact pmf (hypergeometric subsets, Poisson
+    sub-samples, multinomial draws with replacement) and the subset sampler.
 agnostic
     Algorithms 1–2 (``A_Relabel``, ``A_Agnostic``) with exact pmfs and vectorised samplers, the
     old baseline (``bug="baseline"``) and the buggy variants of the notes §7.
@@ -27,8 +30,11 @@ Decisions on the notes' open points (``shared/research/seed-000.md`` §6) are wr
 code makes them: §6.2, §6.3, §6.16, §6.17 in ``core``; §6.1 (order), §6.4 (ε is the internal ε;
 the certified ε is ``bounds.lemma31_epsilon`` / ``bounds.theorem36_bounds``, no rescaling),
 §6.5 (``ε ≤ 1/3``, ``εn ≥ 1``, ``ε_p ≤ 1``, enforced with ``InvalidArgument``), §6.7, §6.12 and
-§6.15 in ``composite`` and ``bounds``; §6.10 (log = ln) and §6.11 (paper slips) in ``bounds``;
-§6.6 (odd sizes) in ``auxiliary``; §6.8 in ``prediction``; §6.18 in ``agnostic``. Data are
+§6.15 in ``agnostic``, ``composite`` and ``bounds``; §6.10 (log = ln) and §6.11 (paper slips)
+in ``bounds`` (the "By symmetry" slip also in ``agnostic``); §6.6 (odd sizes) in ``auxiliary``;
+§6.1 (random partition), §6.6 (``n′ = ⌊|T|/r⌋``, leftovers dropped), §6.9 (coins: a fresh run
+per query) and §6.11 (sum vs max for ``|W|``) in ``agnostic_prediction``; §6.8 in
+``prediction``; §6.18 in ``agnostic``. Data are
 integer ``(x, y)`` pairs; non-integers are refused (``core.as_dataset``).
 """
 

@@ -12,11 +12,22 @@ datasets (utility tests and benchmarks at paper scale).
 Decisions (notes §6, the paper wins where they differ):
 
 * §6.1 order of ``T`` / ``T^h``: every base learner here is symmetric (depends on the multiset
-  ``T^h`` only), so the coupling of the proof applies verbatim; Procedure P permutes ``T^h``.
+  ``T^h`` only), so the swap coupling of Lemma 3.1's proof applies verbatim. Procedure P, the one
+  order-sensitive base (Theorem 4.2), cuts a *uniformly permuted* ``T^h`` into its portions
+  (:mod:`.agnostic_prediction`), which makes it symmetric too.
 * §6.2 representative: smallest threshold of each labeling class; never released (B1 is).
-* §6.4 / §6.5 ranges: ``0 < ε ≤ 1/3``, ``εn ≥ 1`` (Lemma 3.1 / 3.4), ``n − k ≥ 1``; the base
-  learner must be (1, 0)-DP (``learner_epsilon ≤ 1``). Violations raise ``InvalidArgument``.
+* §6.4 one ε, two roles: ``epsilon`` is the paper's *internal* ε (sampling fraction and the
+  relabel EM's privacy parameter); Lemma 3.1 delivers (O(ε), O(δ)), and the certified
+  end-to-end ε is ``bounds.lemma31_epsilon(n, ε, ⌈εn⌉)`` (≈ 30.6ε for small ε). No rescaling
+  to a target ε and no amplification step is done.
+* §6.5 ranges: ``0 < ε ≤ 1/3``, ``εn ≥ 1`` (Lemma 3.1 / 3.4), ``n − k ≥ 1``; the base
+  learner must be (1, 0)-DP (``learner_epsilon ≤ 1``). Violations raise ``InvalidArgument``
+  (the buggy variants that need other sizes are exempt where noted).
 * §6.10 log base: natural logarithms everywhere.
+* §6.11 (Lemma 3.1's proof, "By symmetry" line): the relabel score has the *two-sided*
+  sensitivity ``Δ = 1/|W|``; the line should read ``q(T1∘W1, h) ≤ q(T2∘W2, h) + 1/|W1|``.
+* §6.15 neighbours: substitution only. ``k = ⌈εn⌉`` and ``Δ = 1/|W|`` depend on ``n``, so
+  add/remove neighbours are not analysed and no claim here covers them.
 
 Base learners ``A`` (on ``T^h`` labelled by ``h_a``; ``#errors(h_b) = |P[a] − P[b]|``):
 ``"em"`` the exponential-mechanism learner over thresholds (pure ``ε_A``-DP, proper),
@@ -42,7 +53,10 @@ from dpcheck._validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .core import (
+    as_count_tables,
     as_dataset,
+    as_index_set,
+    check_internal_epsilon,
     counts,
     log_softmax,
     multiplicity,
@@ -53,7 +67,7 @@ from .core import (
     w_errors,
     x_counts,
 )
-from .tables import poisson_tables, subset_tables
+from .tables import draw_subset_counts, poisson_tables, subset_tables
 
 __all__ = [
     "BUGS",
@@ -75,7 +89,17 @@ BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sampl
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
     """``k = |I| = ⌈εn⌉`` (Algorithm 2 step 1); ``floor_k`` (B16) uses ``⌊εn⌋``,
-    ``half_sample`` (B4) ``⌈n/2⌉``. Float rounding guarded (``εn`` within 1e-9 of an integer)."""
+    ``half_sample`` (B4) ``⌈n/2⌉``. Float rounding guarded (``εn`` within 1e-9 of an integer).
+
+    Raises
+    ------
+    InvalidArgument
+        If ``ε`` is not a finite real ``> 0`` or ``n`` not an integer ``≥ 1``. The ranges of
+        Algorithm 2 (``ε ≤ 1/3``, ``εn ≥ 1``, ``k < n``) are checked by :meth:`Agnostic.sizes`,
+        so the bug branches stay reachable here.
+    """
+    epsilon = check_epsilon(epsilon)
+    n = check_int(n, "n", minimum=1)
     if bug == "half_sample":
         return math.ceil(n / 2)
     x = epsilon * n
@@ -83,22 +107,6 @@ def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
     if abs(x - r) < 1e-9:
         return int(r)
     return math.floor(x) if bug == "floor_k" else math.ceil(x)
-
-
-def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Cell counts of a uniform size-``k`` subset drawn without replacement from a multiset with
-    cell counts ``cells`` (shape ``(B, K)``), by sequential hypergeometric draws (vectorised)."""
-    out = np.zeros_like(cells)
-    left = cells.sum(-1)
-    need = np.asarray(k, dtype=np.int64).copy()
-    for j in range(cells.shape[-1] - 1):
-        good = cells[:, j]
-        take = rng.hypergeometric(good, left - good, need)
-        out[:, j] = take
-        need -= take
-        left -= good
-    out[:, -1] = need
-    return out
 
 
 def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
@@ -178,7 +186,12 @@ class Agnostic:
         ``N ≥ 2``.
     epsilon
         ``ε ∈ (0, 1/3]``: both the sampling fraction (``k = ⌈εn⌉``) and the privacy parameter of
-        the exponential mechanism of Algorithm 1 (sensitivity ``Δ = 1/|W|``).
+        the exponential mechanism of Algorithm 1 (sensitivity ``Δ = 1/|W|``, two-sided: the
+        "By symmetry" line of Lemma 3.1's proof should read ``q(T1∘W1, h) ≤ q(T2∘W2, h) +
+        1/|W1|``, notes §6.11). This is the paper's *internal* ε: Lemma 3.1 (Theorem 3.6)
+        delivers (O(ε), O(δ)), and the certified end-to-end ε is
+        ``bounds.lemma31_epsilon(n, ε, ⌈εn⌉)`` ≈ 30.6ε for small ε (notes §6.4). No rescaling
+        to a target ε is done.
     learner
         ``"em"`` or ``"rr"`` (module docstring).
     learner_epsilon
@@ -206,8 +219,9 @@ class Agnostic:
         eps = check_epsilon(self.epsilon)
         check_choice(self.learner, "learner", LEARNERS)
         check_choice(self.bug, "bug", BUGS)
-        if eps > 1 / 3 + 1e-12 and self.bug != "half_sample":
-            raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemmas 3.1 and 3.4)")
+        # half_sample (B4, k = ⌈n/2⌉) is exempt so that it can be built with ε = 1/2.
+        if self.bug != "half_sample":
+            check_internal_epsilon(eps, "Lemmas 3.1 and 3.4")
         ea = check_epsilon(self.learner_epsilon, "learner_epsilon")
         if ea > 1.0:
             raise InvalidArgument(f"learner_epsilon={ea!r} must be <= 1 (Lemma 3.1: A is "
@@ -319,11 +333,35 @@ class Agnostic:
 
     # ------------------------------------------------------------------ public API
     def conditional(self, data: Any, index_set: Any) -> dict[int, float]:
-        """Exact output law given the sampled index set ``I`` (0-based indices)."""
+        """Exact output law given the sampled index set ``I`` (0-based indices).
+
+        Raises
+        ------
+        InvalidArgument
+            If ``index_set`` is not a collection of distinct integers ``0 ≤ i < n`` of the size
+            Algorithm 2 samples (``k`` of :meth:`sizes`; any size ``< n`` for ``poisson``,
+            whose ``|I|`` is random).
+        """
         s = as_dataset(data, self.domain)
-        ct = counts(s[np.unique(np.asarray(index_set, dtype=np.int64))], self.domain)[None]
+        idx = self._index_set(index_set, s.shape[0])
+        ct = counts(s[idx], self.domain)[None]
         probs = self._cond_pmf(*self._batch(s, ct))[0]
         return {i: float(v) for i, v in enumerate(probs) if v > 0}
+
+    def _index_set(self, index_set: Any, n: int) -> np.ndarray:
+        """``index_set`` as distinct in-range indices (:func:`.core.as_index_set`) of the size
+        Algorithm 2 samples."""
+        idx = as_index_set(index_set, n)
+        if self.bug == "poisson":              # B12: |I| random, W must stay non-empty
+            if idx.size >= n:
+                raise InvalidArgument(f"index_set has {idx.size} indices: W would be empty "
+                                      f"(n={n})")
+            return idx
+        k, _ = self.sizes(n)
+        if idx.size != k:
+            raise InvalidArgument(f"index_set has {idx.size} indices, must have k={k} "
+                                  f"(n={n}, epsilon={self.epsilon!r}, bug={self.bug!r})")
+        return idx
 
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact output law: ``(1/C(n,k)) Σ_I P[output | I]`` (notes §4.4), summed over the
@@ -335,12 +373,25 @@ class Agnostic:
 
     def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
                                                                            np.ndarray]:
-        """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``), one
-        run each: ``(relabel representative, output code)``. Not for ``first_k``."""
-        sc = np.asarray(sc, dtype=np.int64)
-        n = x_counts(sc).sum(-1)
+        """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``, sizes
+        may differ), one run each: ``(relabel representative, output code)``. Not for
+        ``first_k``.
+
+        Raises
+        ------
+        InvalidArgument
+            If ``sc`` is not a non-empty ``(B, domain, 2)`` table of integer counts ``≥ 0``
+            (:func:`.core.as_count_tables`), a size ``n`` fails :meth:`sizes`, or
+            ``bug="first_k"``.
+        """
         if self.bug == "first_k":
             raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
+        return self._run_counts(as_count_tables(sc, self.domain), rng)
+
+    def _run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+        """:meth:`run_counts` on a checked int64 table (``sample`` passes its own)."""
+        n = x_counts(sc).sum(-1)
         if self.bug == "poisson":
             ct = rng.binomial(sc, self.epsilon)
         else:
@@ -379,10 +430,14 @@ class Agnostic:
         """``size`` i.i.d. outputs on one dataset (vectorised)."""
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
+        if size == 0:
+            if self.bug != "poisson":
+                self.sizes(s.shape[0])
+            return np.empty(0, dtype=np.int64)
         if self.bug == "first_k":
             ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
             rep = np.repeat
             return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
                                      rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
-        return self.run_counts(sc, rng)[1].astype(np.int64)
+        return self._run_counts(sc, rng)[1].astype(np.int64)

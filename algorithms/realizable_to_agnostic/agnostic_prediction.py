@@ -9,22 +9,44 @@ vote count ``u = #{i : g_i(x) = 1}``: ``P[1] = σ(ε_P(2u − r)/2)``, ``ε_P = 
 
 Decisions (the paper leaves them open; notes §6):
 
-* **Partition** (§6.1, §6.6, B13): a *uniformly random* partition of ``T^h`` — a uniform random
-  permutation, portion ``i`` = positions ``[i n′, (i+1) n′)``, the ``k − r n′`` leftover points
-  dropped. Random (not positional) so that Procedure P is symmetric in ``T^h`` and the swap
-  coupling of Lemma 3.1 applies: one changed record of ``T^h`` changes at most one portion.
+* **Partition** (§6.1, B13): a *uniformly random* partition of ``T^h`` — a uniform random
+  permutation, portion ``i`` = positions ``[i n′, (i+1) n′)``. Random (not positional) so that
+  Procedure P is symmetric in ``T^h`` and the swap coupling of Lemma 3.1 applies: one changed
+  record of ``T^h`` changes at most one portion. Made in :func:`_portion_thresholds` (sampler,
+  portions drawn as successive uniform subsets of the remaining counts) and :func:`hits_law`
+  (exact law); the positional variant is the mutant ``sorted_partition``.
+* **Sizes** (§6.6): ``n′ = ⌊|T|/r⌋ = ⌊k/r⌋``; the ``k − r n′`` leftover points of the permuted
+  ``T^h`` are *dropped* (not spread): Theorem 4.2's proof needs only ``|T| ≥ r n′``, and equal
+  portions keep Lemma 4.1's "disjoint portions" literal.
 * **Consistent learner** ``A′``: the *smallest* consistent threshold (the smallest ERM threshold;
   on realizable input this is ``1 + max{x labelled 0}``, or ``0``). Then ``g_i(x) = 0`` iff
   portion ``i`` holds a label-0 point at some ``x′ ≥ x``, so the vote count at ``x`` depends on
   the data only through ``m(x)`` = the number of label-0 points of ``T^h`` at ``≥ x`` and the
   partition: ``u = r − hits(m)``, ``hits`` = number of portions that receive one of those ``m``
   points. Its law is computed exactly (``hits_law``); this makes the pmf exact.
-* **Coins** (§6.9): every call ``A(S, x)`` is a fresh run (``I``, ``h``, partition, aggregator
-  coin). The per-query privacy is the paper's claim; answering several queries from one run is
-  the mutant ``repeat_query``. Utility (``run_errors``) fixes one run and integrates the
-  aggregator coin exactly (the proof's statement, which conditions on ``I`` and ``h``).
+* **Coins** (§6.9): every call ``A(S, x)`` is a *fresh run*: ``I``, ``h``, the partition and
+  the aggregator coin are all drawn anew per query. Against Definition 2.8: privacy is per query
+  ("for any x, A(S, x) is DP w.r.t. S"), the same under either choice; ``err_D(A(S, ·))`` is
+  over ``(x, y) ~ D`` *and* A's coins, so with fresh runs it is ``E_run[err_D(run)]``, the
+  average over ``(I, h, partition)`` of one run's error. Theorem 4.2's proof conditions on one
+  ``(I, h)`` and bounds a single run: ``err_D(run) ≤ inf_c err_D(c) + 2α`` with probability
+  ``≥ 1 − 2β`` over ``S`` and the run. Definition 2.8's form follows by Markov: with
+  ``B(S) = P_run[err_D(run) > inf + 2α | S]``, ``E_S B ≤ 2β``, so ``P_S[E_run err_D ≤ inf + 2α
+  + γ] ≥ 1 − 2β/γ`` for any ``γ ∈ (0, 1]`` (e.g. ``γ = √(2β)``) — a constant-factor change of
+  ``α, β`` that the theorem's "adjusting ε, α, β by constant factors" absorbs. The utility
+  checks (:meth:`AgnosticPrediction.answer_probabilities`) draw one run and integrate only the
+  aggregator coin exactly: the proof's per-run statement.
+* **Multi-query use** (§6.9): not claimed by the paper (Lemma 4.1 is per query). With fresh
+  runs, ``Q`` answers on one ``S`` compose to at most ``Q`` times the per-query bound
+  (:meth:`AgnosticPrediction.sample_queries`, ``shared_run=False``). Answering several queries
+  from one run (``shared_run=True``) has no privacy claim; its single-query form is the mutant
+  ``repeat_query``, which the per-query audit catches.
 * ``|T| ≥ r`` is required (otherwise portions are empty); ranges of Algorithm 2 as in
   agnostic.py (``0 < ε ≤ 1/3``, ``εn ≥ 1``, ``n − k ≥ 1``).
+* **|W| size, sum vs max** (§6.11c): Theorem 4.2's proof asks ``|W| ≥ C2(VC + ln(1/β))/α² +
+  |T|/(6ε)`` (a *sum*), Claim 3.2 only the *max* of the two terms. The sum is sufficient and is
+  what the utility check's size uses (``properties/realizable_to_agnostic/test_prediction.py``,
+  explicit constants derived there); the algorithm itself enforces only the ranges above.
 
 Mutants (notes §7 B2, B13): ``release_votes`` (outputs ``u``), ``bagging`` (overlapping
 portions: each a bootstrap sample of size ``k`` of ``T^h``), ``no_half`` (aggregator
@@ -50,14 +72,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from dpcheck._validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
-from .agnostic import Agnostic, draw_subset_counts, relabel_log_probs
+from .agnostic import Agnostic, relabel_log_probs
 from .bounds import prediction_rounds
-from .core import as_dataset, counts, prefix, sample_rows
+from .core import as_count_tables, as_dataset, counts, prefix, sample_rows
+from .tables import draw_subset_counts, subset_tables
 
 __all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
@@ -310,30 +332,11 @@ class AgnosticPrediction:
 
     # ------------------------------------------------------------------ exact law
     def _types(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """All type-count tables of ``T`` (multivariate hypergeometric, notes §4.4):
-        ``ct`` (V, N, 2) and their probabilities (V,)."""
-        n = s.shape[0]
-        k, _ = self.sizes(n)
-        cs = counts(s, self.domain).reshape(-1)
-        cells = np.nonzero(cs)[0]
-        caps = cs[cells]
-        room = np.concatenate([np.cumsum(caps[::-1])[::-1], [0]])   # capacity of cells j..
-        vec = np.zeros((1, 0), np.int64)
-        for j, cap in enumerate(caps):            # compositions of k under the caps, pruned
-            tot = vec.sum(1)
-            take = np.arange(int(cap) + 1)
-            ok = ((tot[:, None] + take[None, :] <= k)
-                  & (tot[:, None] + take[None, :] + room[j + 1] >= k))
-            rows, cols = np.nonzero(ok)
-            vec = np.concatenate([vec[rows], take[cols][:, None]], 1)
-            if vec.shape[0] > _MAX_TYPES:
-                raise InvalidArgument(f"data has {cells.size} distinct records: too many type "
-                                      f"tables (> {_MAX_TYPES}) for the exact pmf; use sample()")
-        logp = (gammaln(caps + 1) - gammaln(vec + 1) - gammaln(caps - vec + 1)).sum(1)
-        logp = logp - (gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
-        ct = np.zeros((vec.shape[0], 2 * self.domain), np.int64)
-        ct[:, cells] = vec
-        return ct.reshape(-1, self.domain, 2), np.exp(logp)
+        """All type-count tables of ``T`` (multivariate hypergeometric, notes §4.4;
+        :func:`.tables.subset_tables`, at most ``_MAX_TYPES`` of them): ``ct`` (V, N, 2) and
+        their probabilities (V,)."""
+        k, _ = self.sizes(s.shape[0])
+        return subset_tables(counts(s, self.domain), k, limit=_MAX_TYPES)
 
     def _vote_law(self, ct: np.ndarray, cs: np.ndarray, n: int) -> np.ndarray:
         """Law of the vote count ``u`` given ``T`` (one row per type table): (V, r+1)."""
@@ -372,8 +375,16 @@ class AgnosticPrediction:
     # ------------------------------------------------------------------ sampler
     def run_votes(self, sc: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One run per dataset of a batch given as count tables ``sc`` (B, N, 2), all of the
-        same size ``n``: the vote counts ``u(x)`` at every ``x`` — shape (B, N)."""
-        sc = np.asarray(sc, dtype=np.int64)
+        same size ``n``: the vote counts ``u(x)`` at every ``x`` — shape (B, N).
+
+        Raises
+        ------
+        InvalidArgument
+            If ``sc`` is not a non-empty ``(B, domain, 2)`` table of integer counts ``≥ 0``
+            (:func:`.core.as_count_tables`) with equal sizes ``n``, or ``n`` fails
+            :meth:`sizes`.
+        """
+        sc = as_count_tables(sc, self.domain)
         n = int(sc[0].sum())
         if (sc.sum((1, 2)) != n).any():
             raise InvalidArgument("all datasets of a batch must have the same size n")
@@ -400,6 +411,9 @@ class AgnosticPrediction:
         """``size`` i.i.d. answers to the query (each a fresh run; vectorised)."""
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
+        if size == 0:
+            self.sizes(s.shape[0])
+            return np.empty(0, dtype=np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         u = self.run_votes(sc, rng)[:, self.query]
         return _draw_answers(u, self.rounds, self.bug, rng)
@@ -420,6 +434,9 @@ class AgnosticPrediction:
         if qs.size == 0 or (qs < 0).any() or (qs >= self.domain).any():
             raise InvalidArgument(f"queries={queries!r} must be a non-empty list of points in "
                                   f"0..{self.domain - 1}")
+        if size == 0:
+            self.sizes(s.shape[0])
+            return np.empty((0, qs.size), dtype=np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         if shared_run:
             u = self.run_votes(sc, rng)[:, qs]

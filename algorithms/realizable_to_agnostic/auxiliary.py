@@ -35,7 +35,7 @@ from dpcheck._validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .agnostic import relabel_log_probs
-from .core import as_dataset, counts, prefix
+from .core import as_dataset, check_internal_epsilon, counts, prefix, sample_pmf
 
 __all__ = ["AUX_BUGS", "Auxiliary"]
 
@@ -70,9 +70,7 @@ class Auxiliary:
 
     def __post_init__(self) -> None:
         check_int(self.domain, "domain", minimum=2)
-        eps = check_epsilon(self.epsilon)
-        if eps > 1 / 3 + 1e-12:
-            raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemma 3.4 setting)")
+        check_internal_epsilon(self.epsilon, "Lemma 3.4 setting")
         check_epsilon(self.learner_epsilon, "learner_epsilon")
         check_choice(self.bug, "bug", AUX_BUGS)
         if self.learner_epsilon > 1:
@@ -124,8 +122,4 @@ class Auxiliary:
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` outputs drawn from the exact law (tiny inputs only)."""
-        pmf = self.pmf(data)
-        keys = np.array(list(pmf), dtype=np.int64)
-        probs = np.array(list(pmf.values()))
-        return keys[rng.choice(len(keys), size=check_int(size, "size", minimum=0),
-                               p=probs / probs.sum())]
+        return sample_pmf(self.pmf(data), size, rng)

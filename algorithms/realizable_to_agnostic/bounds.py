@@ -41,6 +41,8 @@ from dpcheck._validation import (
 )
 from dpcheck.errors import InvalidArgument
 
+from .core import check_internal_epsilon
+
 __all__ = [
     "CLAIM35_EPSILON",
     "claim35_delta",
@@ -63,9 +65,7 @@ CLAIM35_EPSILON = 2.0 + 2.0 * math.log(2.0)
 
 def _check_lemma31(n: int, epsilon: float, k: int) -> tuple[int, float, int]:
     """Lemma 3.1's hypotheses: ``ε ∈ (0, 1/3]``, ``n ≥ 2``, ``εn ≤ k < n``."""
-    eps = check_epsilon(epsilon)
-    if eps > 1 / 3 + 1e-12:
-        raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemma 3.1)")
+    eps = check_internal_epsilon(epsilon, "Lemma 3.1")
     n = check_int(n, "n", minimum=2)
     k = check_int(k, "k", minimum=1)
     if k < eps * n - 1e-9:
@@ -163,9 +163,7 @@ def theorem36_bounds(n: int, epsilon: float, m: int, pac_epsilon: float,
         ``6ε_p m/k > 1`` (Lemma 2.13 at ``(ε_p, m, k)``); the message names ``pac_epsilon``
         and ``k``.
     """
-    eps = check_epsilon(epsilon)
-    if eps > 1 / 3 + 1e-12:
-        raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemma 3.1)")
+    eps = check_internal_epsilon(epsilon, "Lemma 3.1")
     n = check_int(n, "n", minimum=2)
     if eps * n < 1 - 1e-9:
         raise InvalidArgument(f"epsilon*n={eps * n!r} must be >= 1 (Lemma 3.1)")

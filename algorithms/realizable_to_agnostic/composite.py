@@ -45,19 +45,26 @@ notes ``shared/research/seed-000.md`` §3.4, §3.5, §4.1 P8, §4.2 U5, §6.1, �
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
-from .agnostic import draw_subset_counts, relabel_log_probs, subset_size
-from .core import as_dataset, counts, log_softmax, prefix, sample_rows
-from .empirical import clamped_geometric, compositions, multinomial_log_pmf
+from .agnostic import relabel_log_probs, subset_size
+from .core import (
+    as_count_tables,
+    as_dataset,
+    check_internal_epsilon,
+    counts,
+    log_softmax,
+    prefix,
+    sample_rows,
+)
+from .empirical import clamped_geometric
+from .tables import compositions, draw_subset_counts, multinomial_log_pmf, subset_tables
 
 __all__ = ["COMPOSITE_BUGS", "Composite"]
 
@@ -110,9 +117,7 @@ class Composite:
 
     def __post_init__(self) -> None:
         check_int(self.domain, "domain", minimum=2)
-        eps = check_epsilon(self.epsilon)
-        if eps > 1 / 3 + 1e-12:
-            raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 (Lemmas 3.1 and 3.4)")
+        check_internal_epsilon(self.epsilon, "Lemmas 3.1 and 3.4")
         check_int(self.m, "m", minimum=1)
         if self.pac_epsilon is not None:          # before eps_p's float(): no str/bool through
             check_epsilon(self.pac_epsilon, "pac_epsilon")
@@ -190,21 +195,9 @@ class Composite:
 
     # ------------------------------------------------------------------ T tables
     def _tables(self, cs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Distinct count tables of ``T`` with their multivariate hypergeometric weights."""
-        flat = cs.reshape(-1)
-        cells = np.flatnonzero(flat)
-        total = math.comb(k + len(cells) - 1, len(cells) - 1)
-        if total > _MAX_TABLES:
-            raise InvalidArgument(f"{total} candidate T tables (k={k}, {len(cells)} cells): too "
-                                  f"many for the exact pmf (<= {_MAX_TABLES}); use sample()")
-        d = compositions(k, len(cells))
-        d = d[(d <= flat[cells]).all(1)]
-        c = flat[cells]
-        logw = (gammaln(c + 1.0) - gammaln(d + 1.0) - gammaln(c - d + 1.0)).sum(1) \
-            - math.log(math.comb(int(flat.sum()), k))
-        ct = np.zeros((len(d), flat.size), np.int64)
-        ct[:, cells] = d
-        return ct.reshape(-1, *cs.shape), np.exp(logw)
+        """Distinct count tables of ``T`` with their multivariate hypergeometric weights
+        (:func:`.tables.subset_tables`, at most ``_MAX_TABLES`` of them)."""
+        return subset_tables(cs, k, limit=_MAX_TABLES)
 
     def _relabel(self, ct: np.ndarray, cs: np.ndarray, k: int, n: int) -> np.ndarray:
         b = len(ct)
@@ -239,13 +232,7 @@ class Composite:
             If ``sc`` is not a non-empty ``(B, domain, 2)`` table of integer counts ``≥ 0`` with
             equal totals, or the totals ``n`` fail :meth:`sizes`.
         """
-        raw = np.asarray(sc)
-        if raw.ndim != 3 or raw.shape[0] == 0 or raw.shape[1:] != (self.domain, 2):
-            raise InvalidArgument(f"sc shape {raw.shape} must be (B, domain={self.domain}, 2) "
-                                  "with B >= 1")
-        if raw.dtype.kind not in "iu" or (raw < 0).any():
-            raise InvalidArgument(f"sc (dtype {raw.dtype}) must hold integer counts >= 0")
-        sc = raw.astype(np.int64)
+        sc = as_count_tables(sc, self.domain)
         n = int(sc[0].sum())
         if (sc.sum((1, 2)) != n).any():
             raise InvalidArgument("run_counts needs datasets of equal size n")

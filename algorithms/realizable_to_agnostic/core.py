@@ -32,21 +32,53 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import _fmt
+from dpcheck._validation import _fmt, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = [
+    "ALGORITHM2_MAX_EPSILON",
+    "as_count_tables",
     "as_dataset",
+    "as_index_set",
+    "check_internal_epsilon",
     "counts",
     "log_softmax",
     "multiplicity",
     "prefix",
     "representative",
+    "sample_pmf",
     "sample_rows",
     "scores",
     "w_errors",
     "x_counts",
 ]
+
+
+#: Upper end of Algorithm 2's internal ε (notes §6.5: the theorems' "ε ≤ O(1)" taken as the
+#: proofs' ε ≤ 1/3, Lemma 3.1: ⌈εn⌉/(n − ⌈εn⌉) ≤ 6ε; Lemma 3.4: |W|/|T| ≥ 1/(6ε)).
+ALGORITHM2_MAX_EPSILON = 1 / 3
+
+
+def check_internal_epsilon(value: Any, reason: str) -> float:
+    """Algorithm 2's internal ``ε``: a finite real in ``(0, 1/3]`` (1e-12 slack for ``1/3``).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``epsilon`` and ``reason`` (the lemma whose hypothesis fails).
+    """
+    eps = check_epsilon(value)
+    if eps > ALGORITHM2_MAX_EPSILON + 1e-12:
+        raise InvalidArgument(f"epsilon={eps!r} must be <= 1/3 ({reason})")
+    return eps
+
+
+def sample_pmf(pmf: dict[int, float], size: Any, rng: np.random.Generator) -> np.ndarray:
+    """``size`` i.i.d. draws from an exact output law ``{code: probability}`` (renormalised)."""
+    keys = np.array(list(pmf), dtype=np.int64)
+    pr = np.array(list(pmf.values()))
+    return keys[rng.choice(len(keys), size=check_int(size, "size", minimum=0),
+                           p=pr / pr.sum())]
 
 
 def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray:
@@ -85,6 +117,51 @@ def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray:
     if ((arr[:, 0] < 0) | (arr[:, 0] >= domain)).any() or (~np.isin(arr[:, 1], (0, 1))).any():
         raise InvalidArgument(f"{name}={_fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
     return arr
+
+
+def as_count_tables(sc: Any, domain: int, *, name: str = "sc") -> np.ndarray:
+    """A batch of datasets given as count tables: ``sc`` as an int64 array of shape
+    ``(B, domain, 2)``, ``B ≥ 1``, with integer counts ``≥ 0`` (not copied when it already is
+    one; broadcast views stay views).
+
+    Raises
+    ------
+    InvalidArgument
+        If ``sc`` has another shape, is empty, or holds non-integer or negative counts.
+    """
+    raw = np.asarray(sc)
+    if raw.ndim != 3 or raw.shape[0] == 0 or raw.shape[1:] != (domain, 2):
+        raise InvalidArgument(f"{name} shape {raw.shape} must be (B, domain={domain}, 2) "
+                              "with B >= 1")
+    if raw.dtype.kind not in "iu" or (raw.dtype.kind == "i" and raw.min() < 0):
+        raise InvalidArgument(f"{name} (dtype {raw.dtype}) must hold integer counts >= 0")
+    return np.asarray(raw, dtype=np.int64)
+
+
+def as_index_set(index_set: Any, n: int, *, name: str = "index_set") -> np.ndarray:
+    """``index_set`` (a list, tuple, range or integer array) as an int64 array of distinct
+    indices ``0 ≤ i < n``.
+
+    Raises
+    ------
+    InvalidArgument
+        If it is not a flat collection of integers, has an index outside ``[0, n)`` or a
+        duplicate.
+    """
+    try:
+        raw = np.asarray(index_set if isinstance(index_set, np.ndarray) else list(index_set))
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{name}={_fmt(index_set)} must be a collection of indices") \
+            from None
+    if raw.ndim != 1 or (raw.size > 0 and raw.dtype.kind not in "iu"):
+        raise InvalidArgument(f"{name}={_fmt(index_set)} must be a flat collection of integer "
+                              "indices")
+    idx = raw.astype(np.int64)
+    if ((idx < 0) | (idx >= n)).any():
+        raise InvalidArgument(f"{name}={_fmt(index_set)}: indices must satisfy 0 <= i < n={n}")
+    if np.unique(idx).size != idx.size:
+        raise InvalidArgument(f"{name}={_fmt(index_set)} has duplicate indices")
+    return idx
 
 
 def counts(data: np.ndarray, domain: int) -> np.ndarray:

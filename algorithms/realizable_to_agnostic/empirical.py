@@ -2,7 +2,9 @@
 and run an (ε, δ)-DP algorithm on them (the Lemma 2.12 proof's "random generalization of T"
 means this random *generation*, notes §6.11). Exact output law: the drawn count table is multinomial
 over the input's distinct ``(x, y)`` cells, so the compositions of ``m`` over those cells are
-enumerated (``C(m + K − 1, K − 1)`` tables for ``K`` distinct cells, independent of ``n``).
+enumerated (``C(m + K − 1, K − 1)`` tables for ``K`` distinct cells, independent of ``n``;
+:func:`.tables.compositions` and :func:`.tables.multinomial_log_pmf`, shared with
+:mod:`.composite`).
 
 Base algorithms (stand-ins, on the drawn count table ``c``):
 
@@ -32,10 +34,8 @@ B. Li, W. Wang, P. Ye (seed 000): Lemma 2.12, Lemma 2.13 (Bun et al. 2015); note
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -43,41 +43,14 @@ import numpy as np
 from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
-from .core import as_dataset, counts, log_softmax, w_errors
+from .core import as_dataset, counts, log_softmax, sample_pmf, w_errors
+from .tables import compositions, multinomial_log_pmf
 
-__all__ = ["BASES", "E_BUGS", "WithReplacement", "clamped_geometric", "compositions",
-           "multinomial_log_pmf"]
+__all__ = ["BASES", "E_BUGS", "WithReplacement", "clamped_geometric"]
 
 #: ``first_m``: runs A on the first m records (no resampling).
 E_BUGS = ("reference", "first_m")
 BASES = ("em", "rr", "count")
-
-
-@lru_cache(maxsize=64)
-def _compositions(m: int, parts: int) -> np.ndarray:
-    rows = []
-    for bars in itertools.combinations(range(m + parts - 1), parts - 1):
-        edges = np.diff(np.r_[-1, bars, m + parts - 1]) - 1
-        rows.append(edges)
-    out = np.asarray(rows, dtype=np.int64).reshape(-1, parts)
-    out.setflags(write=False)
-    return out
-
-
-def compositions(m: int, parts: int) -> np.ndarray:
-    """All ``d ∈ ℕ^parts`` with ``Σ d = m`` (rows, shape ``(C(m+parts−1, parts−1), parts)``)."""
-    return _compositions(check_int(m, "m", minimum=0), check_int(parts, "parts", minimum=1))
-
-
-def multinomial_log_pmf(d: np.ndarray, prob: np.ndarray) -> np.ndarray:
-    """``ln Mult(d; Σd, prob)`` along the last axis (``prob`` broadcasts; zero-probability cells
-    must have ``d = 0``, else ``−inf``)."""
-    d = np.asarray(d, dtype=np.int64)
-    lg = np.vectorize(math.lgamma, otypes=[float])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(d > 0, d * np.log(np.where(prob > 0, prob, 1.0)), 0.0)
-        term = np.where((d > 0) & (prob <= 0), -np.inf, term)
-    return lg(d.sum(-1) + 1.0) - lg(d + 1.0).sum(-1) + term.sum(-1)
 
 
 def clamped_geometric(c: np.ndarray, m: int, epsilon: float) -> np.ndarray:
@@ -186,8 +159,4 @@ class WithReplacement:
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` outputs drawn from the exact law."""
-        pmf = self.pmf(data)
-        keys = np.array(list(pmf), dtype=np.int64)
-        pr = np.array(list(pmf.values()))
-        return keys[rng.choice(len(keys), size=check_int(size, "size", minimum=0),
-                               p=pr / pr.sum())]
+        return sample_pmf(self.pmf(data), size, rng)

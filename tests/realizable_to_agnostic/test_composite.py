@@ -16,8 +16,8 @@ from algorithms.realizable_to_agnostic.core import counts
 from algorithms.realizable_to_agnostic.empirical import (
     WithReplacement,
     clamped_geometric,
-    compositions,
 )
+from algorithms.realizable_to_agnostic.tables import compositions
 from dpcheck.errors import InvalidArgument
 
 S6 = np.array([[0, 1], [2, 0], [2, 1], [3, 1], [1, 0], [3, 0]])

@@ -1,6 +1,6 @@
 """Parameter validation of algorithms.realizable_to_agnostic (seed 000): out-of-range or
 ill-typed parameters raise ``InvalidArgument`` naming the parameter (review of notes §6, gaps
-G1–G3, G5–G15, G18, G20), and the deliberate mutant paths stay open."""
+G1–G20), and the deliberate mutant paths stay open (G4 sizes, G19, G21)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,18 @@ import numpy as np
 import pytest
 
 from algorithms.realizable_to_agnostic import bounds
-from algorithms.realizable_to_agnostic.agnostic import Agnostic
+from algorithms.realizable_to_agnostic.agnostic import Agnostic, subset_size
+from algorithms.realizable_to_agnostic.agnostic_prediction import AgnosticPrediction
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.composite import Composite
 from algorithms.realizable_to_agnostic.core import as_dataset
 from algorithms.realizable_to_agnostic.empirical import (
     WithReplacement,
     clamped_geometric,
+)
+from algorithms.realizable_to_agnostic.prediction import (
+    aggregate_error,
+    vote_probabilities,
 )
 from dpcheck.errors import InvalidArgument
 
@@ -80,7 +85,16 @@ def test_auxiliary_accepts_one_third() -> None:
     assert abs(sum(Auxiliary(4, 1 / 3, V, W).pmf([(1, 1), (2, 0)]).values()) - 1) < 1e-9
 
 
-# ---------------------------------------------------------------- G5, G20: Composite
+# ---------------------------------------------------------------- G5, G20: count-table batches
+RUNNERS: dict[str, Callable[[np.ndarray], Any]] = {
+    "composite": lambda sc: Composite(4, 1 / 3, 1).run_counts(sc, np.random.default_rng(0)),
+    "agnostic": lambda sc: Agnostic(4, 1 / 3).run_counts(sc, np.random.default_rng(0)),
+    "agn_pred": lambda sc: AgnosticPrediction(4, 1 / 3, 0.9).run_votes(sc,
+                                                                      np.random.default_rng(0)),
+}
+
+
+@pytest.mark.parametrize("runner", list(RUNNERS))
 @pytest.mark.parametrize("sc, match", [
     (np.ones((2, 5, 2), int), r"sc shape \(2, 5, 2\) must be \(B, domain=4, 2\)"),
     (np.ones((4, 2), int), r"sc shape \(4, 2\)"),
@@ -88,9 +102,11 @@ def test_auxiliary_accepts_one_third() -> None:
     (np.array([[[3, -1], [1, 1], [1, 1], [0, 0]]]), "counts >= 0"),
     (np.full((1, 4, 2), 1.5), "integer counts"),
 ])
-def test_composite_run_counts_checks_tables(sc: np.ndarray, match: str) -> None:
+def test_run_counts_checks_tables(runner: str, sc: np.ndarray, match: str) -> None:
+    """G5: Composite.run_counts, Agnostic.run_counts, AgnosticPrediction.run_votes share
+    core.as_count_tables."""
     with pytest.raises(InvalidArgument, match=match):
-        Composite(4, 1 / 3, 1).run_counts(sc, np.random.default_rng(0))
+        RUNNERS[runner](sc)
 
 
 def test_composite_sample_size_zero() -> None:
@@ -193,3 +209,118 @@ def test_bounds_accept_their_ranges() -> None:
     assert bounds.sauer_bound(np.int64(4), 1) == pytest.approx(4 * math.e)
     e, d = bounds.theorem36_bounds(18, 1 / 3, 3, 1 / 3, 1e-3)
     assert (e, d) == pytest.approx((2.783, 0.0197), abs=1e-3)
+
+
+# ---------------------------------------------------------------- G4: conditional's index set
+@pytest.mark.parametrize("index_set, match", [
+    ([-1, 0], r"index_set=\[-1, 0\]: indices must satisfy 0 <= i < n=6"),
+    ([7, 1], r"index_set=\[7, 1\]: indices must satisfy 0 <= i < n=6"),
+    ([0, 0], r"index_set=\[0, 0\] has duplicate indices"),
+    ([0.5, 1], "index_set=.*integer indices"),
+    ([True, False], "index_set=.*integer indices"),
+    ([[0], [1]], "index_set=.*flat collection"),
+    (5, "index_set=5 must be a collection"),
+    ([0, 1, 2], "index_set has 3 indices, must have k=2"),
+    ([], "index_set has 0 indices, must have k=2"),
+    (list(range(6)), "index_set has 6 indices, must have k=2"),
+])
+def test_conditional_checks_index_set(index_set: Any, match: str) -> None:
+    with pytest.raises(InvalidArgument, match=match):
+        Agnostic(4, 1 / 3).conditional(S, index_set)
+
+
+def test_conditional_accepts_index_types_and_mutant_sizes() -> None:
+    """Lists, ranges and integer arrays give the same law; the mutants keep their own sizes:
+    ``poisson`` (|I| random: any size < n), ``floor_k`` (k = ⌊εn⌋, here 0), ``half_sample``
+    (k = ⌈n/2⌉ at ε = 1/2, exempt from ε ≤ 1/3: G21)."""
+    mech = Agnostic(4, 1 / 3)
+    want = mech.conditional(S, [0, 1])
+    for idx in (range(2), np.array([1, 0], dtype=np.uint8), (0, 1)):
+        assert mech.conditional(S, idx) == want
+    for bug, eps, idx in (("poisson", 1 / 3, []), ("poisson", 1 / 3, [0, 1, 2, 3, 4]),
+                          ("floor_k", 0.1, []), ("half_sample", 0.5, [0, 1, 2])):
+        assert abs(sum(Agnostic(4, eps, bug=bug).conditional(S, idx).values()) - 1) < 1e-9
+    with pytest.raises(InvalidArgument, match="W would be empty"):
+        Agnostic(4, 1 / 3, bug="poisson").conditional(S, range(6))
+    with pytest.raises(InvalidArgument, match="must have k=3"):
+        Agnostic(4, 0.5, bug="half_sample").conditional(S, [0, 1])
+
+
+# ---------------------------------------------------------------- G5: accepted batches
+def test_run_counts_accepts_unsigned_and_mixed_sizes() -> None:
+    rng = np.random.default_rng(1)
+    sc = np.zeros((2, 4, 2), np.uint8)
+    sc[0, 1, 0], sc[1, 2, 1] = 6, 9                      # n = 6 and n = 9 in one batch
+    rep, out = Agnostic(4, 1 / 3).run_counts(sc, rng)
+    assert rep.shape == out.shape == (2,)
+
+
+def test_sample_size_zero() -> None:
+    """``size=0`` returns an empty sample (it used to fail in a reshape) after the size checks."""
+    rng = np.random.default_rng(0)
+    assert Agnostic(4, 1 / 3).sample(S, 0, rng).shape == (0,)
+    assert Agnostic(4, 1 / 3, bug="first_k").sample(S, 0, rng).shape == (0,)
+    pred = AgnosticPrediction(4, 1 / 3, 0.9)
+    assert pred.sample([(0, 0)] * 30, 0, rng).shape == (0,)
+    assert pred.sample_queries([(0, 0)] * 30, [0, 1], 0, rng).shape == (0, 2)
+    with pytest.raises(InvalidArgument, match="epsilon\\*n"):
+        Agnostic(4, 0.1).sample(S, 0, rng)
+    with pytest.raises(InvalidArgument, match="must be >= r=9"):
+        pred.sample([(0, 0)] * 12, 0, rng)
+
+
+# ---------------------------------------------------------------- G16, G17: Procedure P helpers
+PX = np.full(4, 0.25)
+PRED_CALLS: list[tuple[str, Callable[[], Any], str]] = [
+    ("votes_big", lambda: vote_probabilities(np.array([9]), 5, 1.0),
+     r"votes1 must hold integer vote counts in \[0, r=5\]"),
+    ("votes_neg", lambda: vote_probabilities(np.array([-1]), 5, 1.0), "votes1"),
+    ("votes_frac", lambda: vote_probabilities(np.array([0.5]), 2, 1.0), "votes1"),
+    ("r_neg", lambda: vote_probabilities(np.array([1]), -5, 1.0), "r=-5 must be >= 1"),
+    ("r_float", lambda: vote_probabilities(np.array([1]), 2.5, 1.0), "r=2.5 must be an integer"),
+    ("votes_eps", lambda: vote_probabilities(np.array([1]), 2, 0.0), "epsilon=0.0 must be > 0"),
+    ("g_big", lambda: aggregate_error([9], 2, PX, 1.0), r"g must .* in \[0, N=4\]"),
+    ("g_empty", lambda: aggregate_error([], 2, PX, 1.0), "g must be a non-empty"),
+    ("g_frac", lambda: aggregate_error([1.5], 2, PX, 1.0), "integer thresholds"),
+    ("target_neg", lambda: aggregate_error([1], -3, PX, 1.0), "target=-3 must be >= 0"),
+    ("target_big", lambda: aggregate_error([1], 5, PX, 1.0), "target=5 must be <= N=4"),
+    ("target_float", lambda: aggregate_error([1], 2.0, PX, 1.0), "target=2.0 must be an integer"),
+    ("px_sum", lambda: aggregate_error([1], 2, [0.9] * 4, 1.0), "px .*sum 3.6"),
+    ("px_neg", lambda: aggregate_error([1], 2, [1.5, -0.5], 1.0), "px .*probability vector"),
+    ("agg_eps", lambda: aggregate_error([1], 2, PX, -1.0), "epsilon=-1.0 must be > 0"),
+]
+
+
+@pytest.mark.parametrize("call, match", [c[1:] for c in PRED_CALLS], ids=[c[0] for c in PRED_CALLS])
+def test_prediction_helpers_refuse_out_of_range(call: Callable[[], Any], match: str) -> None:
+    with pytest.raises(InvalidArgument, match=match):
+        call()
+
+
+def test_prediction_helpers_accept_their_ranges() -> None:
+    assert vote_probabilities(np.array([0, 1, 2]), 2, 1.0)[1] == pytest.approx(0.5)
+    assert aggregate_error([0, 4], 4, PX, 1.0) == pytest.approx(0.5)    # one vote each way
+    assert 0 <= aggregate_error(np.array([2, 2, 2], dtype=np.uint8), 2, PX, 1.0) <= 1
+
+
+# ---------------------------------------------------------------- G19, G21: subset_size
+@pytest.mark.parametrize("args, match", [
+    ((-1.0, 6), "epsilon=-1.0 must be > 0"),
+    ((True, 6), "epsilon=True must be a real number"),
+    ((0.1, -3), "n=-3 must be >= 1"),
+    ((0.1, 2.5), "n=2.5 must be an integer"),
+])
+def test_subset_size_refuses(args: tuple[Any, Any], match: str) -> None:
+    with pytest.raises(InvalidArgument, match=match):
+        subset_size(*args)
+
+
+def test_subset_size_keeps_bug_branches() -> None:
+    """G19: the check is on types and signs only; the bug branches and ``εn < 1`` stay
+    reachable (Agnostic.sizes enforces Algorithm 2's ranges). G21: ``half_sample`` is built at
+    ε = 1/2 > 1/3."""
+    assert subset_size(0.1, 6) == 1 and subset_size(0.1, 6, bug="floor_k") == 0
+    assert subset_size(1 / 3, 7, bug="half_sample") == 4 and subset_size(0.3, 10) == 3
+    assert Agnostic(4, 0.5, bug="half_sample").sizes(6) == (3, 3)
+    with pytest.raises(InvalidArgument, match="epsilon=0.5 must be <= 1/3"):
+        Agnostic(4, 0.5)
