@@ -31,19 +31,6 @@ from .errors import InvalidArgument, WorkerLost
 __all__: list[str] = []
 
 
-def workers_arg(text: str) -> int:
-    """``--dpcheck-workers`` value: an int ≥ 1."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--dpcheck-workers={text!r} must be an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--dpcheck-workers={value} must be >= 1")
-    return value
-
-
 @dataclass
 class PluginExecutor:
     """The lazily created executor of one pytest process (``None`` options: no executor)."""

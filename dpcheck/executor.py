@@ -98,11 +98,14 @@ def run_chunks(
     dask = is_dask(executor)
     futures: list[Any] = []
     try:
+        dumps = _dumps(dask)
         for t in tasks:
+            payload = dumps((fn, tuple(t)))
             if dask:
-                futures.append(executor.submit(fn, *t, pure=False, retries=DASK_RETRIES))
+                futures.append(executor.submit(run_pickled, payload, pure=False,
+                                               retries=DASK_RETRIES))
             else:
-                futures.append(executor.submit(fn, *t))
+                futures.append(executor.submit(run_pickled, payload))
     except BaseException as exc:
         _cancel(futures)
         if isinstance(exc, (pickle.PicklingError, TypeError, AttributeError)):
@@ -144,6 +147,34 @@ def run_chunks(
         _cancel(futures)
         raise
     return results
+
+
+def _dumps(dask: bool) -> Callable[[Any], bytes]:
+    """The pickler of the tasks: cloudpickle for Dask (it honours
+    ``cloudpickle.register_pickle_by_value``), the standard pickle for other executors."""
+    if dask:
+        import cloudpickle
+
+        return cloudpickle.dumps  # type: ignore[no-any-return]
+    return lambda obj: pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def run_pickled(payload: bytes) -> Any:
+    """Unpickle ``(fn, args)`` and return ``fn(*args)`` (runs on the workers).
+
+    Tasks travel as bytes unpickled *inside* the task, so that work a worker cannot load (its
+    module is not importable there) is an error of that task, named in one line — instead of a
+    worker process that dies (a broken process pool) or a task that Dask never runs.
+    """
+    try:
+        fn, args = pickle.loads(payload)  # our own payload, from this process
+    except (ImportError, AttributeError) as exc:
+        raise InvalidArgument(
+            f"a worker could not load the sampling work ({type(exc).__name__}: {exc}); the "
+            "modules that define the mechanism, datasets and feature map must be importable "
+            "on the workers (install them there; on Dask, Client.upload_file or "
+            "cloudpickle.register_pickle_by_value)") from None
+    return fn(*args)
 
 
 def _as_completed(futures: list[Any], dask: bool) -> Any:

@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from . import _plugin_records as rec
-from ._plugin_executor import PluginExecutor, workers_arg
+from ._plugin_executor import PluginExecutor
 from ._plugin_fixtures import (_dpcheck_recorder, dp_accuracy, dp_audit, dp_check,
                                dp_counterexample, dp_record, dp_rng, dp_search, dp_seed)
 from ._plugin_state import (_ALL_FIXTURES, _ITEM, _STATE, _in_family, _info, _ItemData,
@@ -71,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     metavar="json,md,html", help="report formats (default all three)")
     group.addoption("--dpcheck-catalog", default=None, metavar="PATH",
                     help=f"claims catalogue (default <rootdir>/{DEFAULT_PATH.as_posix()})")
-    group.addoption("--dpcheck-workers", type=workers_arg, default=None, metavar="N",
+    group.addoption("--dpcheck-workers", type=int, default=None, metavar="N",
                     help="draw audit/accuracy chunks on a pool of N processes (per pytest "
                     "process; same results)")
     group.addoption("--dpcheck-scheduler", default=None, metavar="ADDRESS",
@@ -119,6 +119,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "variant NAME (listed in the catalogue entry's mutants); it passes only if the claim is "
         "found violated (a dpcheck violation, or an AssertionError of the test body)")
     worker = hasattr(config, "workerinput")
+    workers, scheduler = config.getoption("dpcheck_workers"), config.getoption("dpcheck_scheduler")
+    if workers is not None and workers < 1:
+        raise pytest.UsageError(f"--dpcheck-workers={workers} must be >= 1")
+    if workers is not None and scheduler:
+        raise pytest.UsageError("--dpcheck-workers and --dpcheck-scheduler exclude each other")
     seed, note = _resolve_seed(config, worker)
     here = config.invocation_params.dir
     report = config.getoption("dpcheck_report")
@@ -131,8 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
         formats=config.getoption("dpcheck_formats"),
         catalog_path=config.rootpath / DEFAULT_PATH if catalog is None else here / catalog,
         catalog_explicit=catalog is not None, worker=worker,
-        executor=PluginExecutor(config.getoption("dpcheck_workers"),
-                                config.getoption("dpcheck_scheduler")))
+        executor=PluginExecutor(workers, scheduler))
     if worker:
         return
     config.pluginmanager.register(rec.Controller(config, config.stash[_STATE]),

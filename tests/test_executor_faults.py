@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import textwrap
+import types
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import pytest
@@ -268,3 +269,23 @@ def test_progress_counts_chunks_finished_on_all_workers(mechs, dask_processes, s
             assert all(total == 2 * SAMPLES for _, total in calls)
             done = [d for d, _ in calls]
             assert done == sorted(done) and explore < done[0] and done[-1] == 2 * SAMPLES
+
+
+def test_work_the_workers_cannot_import_is_a_named_error(dask_processes):
+    """A mechanism whose module exists only in this process: a one-line error naming the
+    module, the process pool stays usable and Dask does not wait forever for the task."""
+    module = types.ModuleType("dpcheck_only_here")
+    exec("import numpy as np\n\ndef noise(data, size, rng):\n"  # noqa: S102 - test fixture
+         "    return rng.laplace(0.0, 1.0, size)\n", module.__dict__)
+    sys.modules[module.__name__] = module
+    try:
+        with ProcessPoolExecutor(1, mp_context=SPAWN) as pool:
+            for executor in (pool, dask_processes):
+                with pytest.raises(InvalidArgument, match=r"a worker could not load the sampling "
+                                   r"work \(ModuleNotFoundError: No module named "
+                                   r"'dpcheck_only_here'\).*importable on the workers"):
+                    audit(module.noise, [1.0], [0.0], PureDP(1.0), samples=5_000, seed=0,
+                          executor=executor)
+            assert pool.submit(abs, -2).result() == 2
+    finally:
+        del sys.modules[module.__name__]
