@@ -289,3 +289,36 @@ def test_work_the_workers_cannot_import_is_a_named_error(dask_processes):
             assert pool.submit(abs, -2).result() == 2
     finally:
         del sys.modules[module.__name__]
+
+
+def test_cli_checkpoint_resumes_an_interrupted_audit(mechs, small_chunks, tmp_path, monkeypatch,
+                                                     capsys):
+    from dpcheck.cli import main
+
+    path = tmp_path / "cli.ckpt.json"
+    argv = ["audit", "dpcheck_fault_mechs:slow_laplace", "--data", "[1.0]", "--data-prime",
+            "[0.0]", "--claim", "pure:0.5", "--samples", str(SAMPLES), "--seed", "3", "--json"]
+    assert main(argv) == 1  # float64 `sum + noise` leaks: a violation, exit status 1
+    full = json.loads(capsys.readouterr().out)
+    real = AUDIT_MODULE.count_chunk
+    calls = []
+
+    def interrupted(*task):
+        calls.append(task[5])
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(*task)
+
+    monkeypatch.setattr(AUDIT_MODULE, "count_chunk", interrupted)
+    assert main([*argv, "--checkpoint", str(path)]) == 130
+    err = capsys.readouterr().err
+    assert f"finished chunks are saved in {path}: rerun the same command to resume" in err
+    assert len(json.loads(path.read_text(encoding="utf-8"))["chunks"]) == 3
+    monkeypatch.setattr(AUDIT_MODULE, "count_chunk", real)
+    assert main([*argv, "--checkpoint", str(path)]) == 1
+    resumed = json.loads(capsys.readouterr().out)
+    for rec in (full, resumed):
+        rec.pop("seconds")
+    assert resumed == full
+    assert main([*argv[:-2], "4", "--json", "--checkpoint", str(path)]) == 2
+    assert "other arguments (differs in seed)" in capsys.readouterr().err
