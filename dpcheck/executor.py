@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -97,9 +98,13 @@ def run_chunks(
         return results
     dask = is_dask(executor)
     futures: list[Any] = []
+    threads = isinstance(executor, ThreadPoolExecutor)  # same process: nothing to pickle
     try:
         dumps = _dumps(dask)
         for t in tasks:
+            if threads:
+                futures.append(executor.submit(fn, *t))
+                continue
             payload = dumps((fn, tuple(t)))
             if dask:
                 futures.append(executor.submit(run_pickled, payload, pure=False,
@@ -198,9 +203,9 @@ def _translate(exc: BaseException, i: int, n: int) -> BaseException:
             "mechanisms, datasets and feature maps must be picklable (module-level functions "
             "or objects) to run on other processes")
     name = type(exc).__name__
-    if name in ("BrokenProcessPool", "KilledWorker"):
+    if name in ("BrokenProcessPool", "KilledWorker", "TerminatedWorkerError"):
         how = ("a process pool whose worker died cannot run anything more: create a new pool"
-               if name == "BrokenProcessPool" else
+               if name != "KilledWorker" else
                "Dask gave up on this chunk after its workers kept dying")
         return WorkerLost(
             f"executor lost a worker process while drawing chunk {i + 1} of {n} "

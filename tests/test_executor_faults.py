@@ -322,3 +322,14 @@ def test_cli_checkpoint_resumes_an_interrupted_audit(mechs, small_chunks, tmp_pa
     assert resumed == full
     assert main([*argv[:-2], "4", "--json", "--checkpoint", str(path)]) == 2
     assert "other arguments (differs in seed)" in capsys.readouterr().err
+
+
+def test_thread_pools_take_unpicklable_work(small_chunks):
+    """Threads share the process: nothing is pickled, so closures work as locally."""
+    scale = 1.0
+
+    def closure(data, size, rng):
+        return float(sum(data)) + rng.laplace(0.0, scale, size)
+
+    with ThreadPoolExecutor(2) as threads:
+        assert untimed(run(closure, executor=threads)) == untimed(run(closure))
