@@ -7,10 +7,18 @@ bit whatever runs the chunks — ``executor=None`` (in this process, in order), 
 ``distributed.Client`` — and whatever the number of workers. Only the chunk's small result
 (event counts) travels back.
 
-An exception raised in a chunk travels back unchanged, so a mechanism that raises gives the
-same one-line :class:`~dpcheck.InvalidArgument` as locally. On Dask, tasks are submitted with
-``retries=2`` and ``pure=False``; a worker that dies has its chunks recomputed elsewhere by the
-scheduler, with the same seeds, hence the same counts.
+Results are handed over as they finish (``as_completed``: progress and checkpoints count the
+chunks of all workers), but errors are those of the local run: the error of the lowest-index
+failing chunk, unchanged, so a mechanism that raises gives the same one-line
+:class:`~dpcheck.InvalidArgument` as locally. Work for other processes travels as bytes
+(standard pickle; cloudpickle on Dask, which honours ``register_pickle_by_value``) unpickled
+inside the task (:func:`run_pickled`), so work a worker cannot import is a one-line error of the
+task rather than a dead pool process or a Dask task that never runs; thread pools get the work
+as is. On Dask, tasks are submitted with ``retries=2`` and ``pure=False``; a worker that dies
+has its chunks recomputed elsewhere by the scheduler, with the same seeds, hence the same counts
+(tested by SIGKILLing a ``LocalCluster`` worker mid-audit). A ``ProcessPoolExecutor`` whose
+worker dies is broken for good: :class:`~dpcheck.WorkerLost` says so (resume with a new pool
+and ``audit(..., checkpoint=)``).
 
 References
 ----------
