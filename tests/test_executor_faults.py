@@ -121,7 +121,10 @@ def test_killed_dask_worker_costs_only_its_chunks(mechs, dask_processes, small_c
     pids = client.run(os.getpid)
     killed = {}
 
+    calls = []
+
     def kill_busiest(done, total):  # after the first finished chunk: SIGKILL a busy worker
+        calls.append(done)
         if killed:
             return
         processing = client.processing()
@@ -134,6 +137,7 @@ def test_killed_dask_worker_costs_only_its_chunks(mechs, dask_processes, small_c
     assert killed["chunks"] >= 1  # chunks that were on the killed worker, redrawn elsewhere
     assert untimed(distributed_result) == untimed(local)
     assert n_chunks(local) == 22
+    assert len(calls) == 22 and calls[-1] == 2 * SAMPLES  # each chunk counted once
     client.wait_for_workers(2, timeout=60)  # the nanny restarts the worker
     assert killed["pid"] not in client.run(os.getpid).values()
 
