@@ -319,8 +319,11 @@ def test_cli_checkpoint_resumes_an_interrupted_audit(mechs, small_chunks, tmp_pa
     assert f"finished chunks are saved in {path}: rerun the same command to resume" in err
     assert len(json.loads(path.read_text(encoding="utf-8"))["chunks"]) == 3
     monkeypatch.setattr(AUDIT_MODULE, "count_chunk", real)
-    assert main([*argv, "--checkpoint", str(path)]) == 1
-    resumed = json.loads(capsys.readouterr().out)
+    # resumed on a process pool, with the progress bar: it ends at the total of both sides
+    assert main([*argv, "--checkpoint", str(path), "--workers", "2", "--progress"]) == 1
+    out, err = capsys.readouterr()
+    resumed = json.loads(out)
+    assert f"{2 * SAMPLES:,}/{2 * SAMPLES:,} outputs sampled" in err
     for rec in (full, resumed):
         rec.pop("seconds")
     assert resumed == full
