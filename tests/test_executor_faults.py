@@ -53,21 +53,27 @@ def slow_laplace(data, size, rng):
 
 
 def fails_on_large_draws(data, size, rng):
-    if size > 5_000:
+    if size > 2_000:
         raise ValueError("confirmation chunk too large for this test")
+    return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+
+
+def fails_differently(data, size, rng):  # each chunk (own stream) has its own message
+    if size > 2_000:
+        raise ValueError(f"chunk starting with {{rng.random():.12f}}")
     return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
 
 
 def nan_on_large_draws(data, size, rng):
     out = float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
-    if size > 5_000:
+    if size > 2_000:
         out[3] = np.nan
     return out
 
 
 def short_on_large_draws(data, size, rng):
     out = float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
-    return out[:-1] if size > 5_000 else out
+    return out[:-1] if size > 2_000 else out
 """
 
 
@@ -243,20 +249,25 @@ def test_checkpoint_of_other_arguments_or_selection_is_refused(mechs, small_chun
 
 @pytest.mark.parametrize("name, message", [
     ("fails_on_large_draws", "mechanism raised ValueError: confirmation chunk too large"),
+    ("fails_differently", "mechanism raised ValueError: chunk starting with 0."),
     ("nan_on_large_draws", "mechanism returned NaN"),
     ("short_on_large_draws", "it must return exactly"),
 ])
-def test_worker_errors_read_as_the_local_error(mechs, dask_processes, name, message):
+def test_worker_errors_read_as_the_local_error(mechs, dask_processes, monkeypatch, name,
+                                               message):
+    """The error is that of the first failing chunk in the local order (chunks of 5 000: four
+    per side), whichever worker fails first."""
+    monkeypatch.setattr(AUDIT_MODULE, "CHUNK", CHUNK)
     mechanism = getattr(mechs, name)
     messages = []
-    with ProcessPoolExecutor(2, mp_context=SPAWN) as pool:
-        for executor in (None, pool, dask_processes):
+    with ProcessPoolExecutor(2, mp_context=SPAWN) as pool, ThreadPoolExecutor(3) as threads:
+        for executor in (None, threads, pool, dask_processes):
             with pytest.raises(InvalidArgument) as info:
                 audit(mechanism, [1.0], [0.0], PureDP(1.0), samples=20_000, seed=0,
                       executor=executor)
             messages.append(str(info.value))
     assert message in messages[0] and "\n" not in messages[0]
-    assert messages == [messages[0]] * 3
+    assert messages == [messages[0]] * 4
 
 
 def test_progress_counts_chunks_finished_on_all_workers(mechs, dask_processes, small_chunks):
