@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .audit import audit
 from .claims import ApproxDP, PureDP
 from .errors import (AccuracyViolation, DPCheckError, GlobalRandomStateWarning, InvalidArgument,
-                     PrivacyViolation)
+                     PrivacyViolation, WorkerLost)
 from .events import Event
 from .mechanism import ExactMechanism, Mechanism, SamplingMechanism
 from .neighbours import AddRemove, QueryAnswers, Replace, UserLevel
@@ -102,6 +102,7 @@ __all__ = [
     "SearchResult",
     "UserLevel",
     "Witness",
+    "WorkerLost",
     "audit",
     "audit_closeness",
     "audit_pairs",

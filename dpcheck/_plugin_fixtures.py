@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from . import _plugin_records as rec
+from ._plugin_executor import run as run_with_executor
 from ._plugin_state import _ITEM, _ItemData, _info, _state
 from .accuracy import AccuracyResult, check_accuracy
 from .audit import audit
@@ -36,6 +38,12 @@ class _Recorder:
         self.alpha_test = self.state.alpha_family / max(self.state.m or 1, 1)
         self.replay = rec.replay_command(self.item.nodeid, self.state.root_seed,
                                          alpha_test=self.alpha_test, scale=self.state.scale)
+
+    def call(self, fn: Any, work: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``fn(**kwargs)``, with the executor of ``--dpcheck-workers`` / ``--dpcheck-scheduler``
+        for ``work`` (what must travel to the workers) unless the test passes its own."""
+        return run_with_executor(self.state.executor, getattr(self.item, "module", None), fn,
+                                 work, kwargs)
 
     def next_alpha(self) -> tuple[int, float]:
         self.data.stat_calls += 1
@@ -119,8 +127,10 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
         _reject(kwargs, ("alpha", "seed"), "dp_audit")
         i, alpha = r.next_alpha()
         with r.guard("dp_audit", mechanism, claim):
-            result = audit(mechanism, d, d_prime, claim, samples=r.scaled(samples, 2),
-                           alpha=alpha, seed=child(r.seed, "audit", i), **kwargs)
+            result = r.call(functools.partial(
+                audit, mechanism, d, d_prime, claim, samples=r.scaled(samples, 2), alpha=alpha,
+                seed=child(r.seed, "audit", i)), (mechanism, d, d_prime,
+                                                  kwargs.get("features")), kwargs)
         r.data.results.append(result)
         record = r.add("audit", alpha, result.violation, result.to_dict())
         if result.violation and r.info["expect"] == "holds":
@@ -149,8 +159,9 @@ def dp_search(_dpcheck_recorder: _Recorder) -> Any:
         _reject(kwargs, ("alpha", "seed"), "dp_search")
         i, alpha = r.next_alpha()
         with r.guard("dp_search", mechanism, claim):
-            found = find_counterexample(mechanism, claim, samples=r.scaled(samples, 2),
-                                        alpha=alpha, seed=child(r.seed, "search", i), **kwargs)
+            found = r.call(functools.partial(
+                find_counterexample, mechanism, claim, samples=r.scaled(samples, 2),
+                alpha=alpha, seed=child(r.seed, "search", i)), (mechanism, kwargs), kwargs)
         info = found.to_dict()
         audit_dict = info.pop("audit")
         if found.audit is None:
@@ -183,9 +194,9 @@ def dp_accuracy(_dpcheck_recorder: _Recorder) -> Any:
         _reject(kwargs, ("confidence", "seed"), "dp_accuracy")
         i, level = r.next_alpha()
         with r.guard("dp_accuracy", trial):
-            result = check_accuracy(trial, alpha=alpha, beta=beta, trials=r.scaled(trials, 1),
-                                    confidence=level, seed=child(r.seed, "accuracy", i),
-                                    **kwargs)
+            result = r.call(functools.partial(
+                check_accuracy, trial, alpha=alpha, beta=beta, trials=r.scaled(trials, 1),
+                confidence=level, seed=child(r.seed, "accuracy", i)), (trial,), kwargs)
         r.data.results.append(result)
         record = r.add("accuracy", level, result.violation, result.to_dict())
         if result.violation and r.info["expect"] == "holds":

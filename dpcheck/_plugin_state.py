@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from . import _plugin_records as rec
+from ._plugin_executor import PluginExecutor
 from .catalog import KINDS
 
 __all__: list[str] = []
@@ -41,6 +42,7 @@ class _State:
     entries: list[Any] | None = None
     m: int | None = None
     nodes: set[str] = field(default_factory=set)
+    executor: PluginExecutor = field(default_factory=PluginExecutor)
 
 
 @dataclass

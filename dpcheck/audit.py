@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import os
 import time
 import warnings
 from collections.abc import Callable
@@ -45,6 +46,7 @@ from numpy.typing import NDArray
 
 from .adapters import records_warnings
 from ._validation import check_alpha, check_int, check_probability, check_seed
+from .checkpoint import Checkpoint, fingerprint, stable_name
 from .claims import ApproxDP, PureDP
 from .errors import GlobalRandomStateWarning, InvalidArgument
 from .events import MAX_ATOMS, Candidate, Event, select_events
@@ -90,6 +92,7 @@ def audit(
     progress: Callable[[int, int], None] | None = None,
     float_features: bool = True,
     executor: Any = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -138,6 +141,12 @@ def audit(
         Exploration stays in this process. The result does not depend on the executor or on
         the number of workers. The mechanism, datasets and feature map must be picklable for
         process-based executors.
+    checkpoint
+        ``None`` or a file path: after every finished confirmation chunk the counts so far are
+        saved there (JSON, atomically); rerunning the same audit with the same path draws only
+        the missing chunks and gives the same result bit for bit (:mod:`dpcheck.checkpoint`).
+        A checkpoint written by an audit with other arguments is refused. The file is kept
+        after the audit (a rerun then only recomputes exploration).
 
     Returns
     -------
@@ -148,6 +157,9 @@ def audit(
     InvalidArgument
         For invalid arguments, non-neighbouring datasets, or a mechanism that raises or returns
         the wrong shape or NaN.
+    WorkerLost
+        If ``executor`` lost a worker process and cannot redraw its chunks (a broken process
+        pool); Dask redraws them elsewhere.
 
     References
     ----------
@@ -189,6 +201,16 @@ def audit(
         relation.check(d, d_prime)
     executor = check_executor(executor)
     sampler = as_sampler(mechanism)
+    if not isinstance(float_features, bool):
+        raise InvalidArgument(f"float_features={float_features!r} must be True or False")
+    saved = None
+    if checkpoint is not None:
+        saved = Checkpoint.open(checkpoint, fingerprint(
+            mechanism, d, d_prime, claim, samples=samples, alpha=alpha, chunk=CHUNK,
+            seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
+            candidates=candidates, explore_fraction=explore_fraction, max_atoms=max_atoms,
+            float_features=float_features,
+            features=None if features is None else stable_name(features)))
 
     n_explore = exploration_size(samples, explore_fraction)
     n_confirm = samples - n_explore
@@ -201,8 +223,6 @@ def audit(
             "cannot be replayed", GlobalRandomStateWarning, stacklevel=2)
     out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, "explore", 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
-    if not isinstance(float_features, bool):
-        raise InvalidArgument(f"float_features={float_features!r} must be True or False")
     featurizer = Featurizer.build(out_d, features, out_dp, float_bits=float_features)
     poisson = isinstance(claim, PureDP) and n_confirm >= POISSON_MIN
     chosen, scored = select_events(
@@ -216,9 +236,12 @@ def audit(
         sizes = tuple(int(v) for v in size_rng.poisson(poisson_size(n_confirm), 2))
     else:
         sizes = (n_confirm, n_confirm)
+    if saved is not None:
+        saved.bind(tuple((c.event, c.direction, c.method) for c in chosen),
+                   [f"{c.event.describe()} ({c.direction})" for c in chosen], sizes)
     counts = _confirm(sampler, d, d_prime, featurizer, chosen, sizes, seed_seq,
                       (out_d.shape[1:], out_d.dtype.kind), progress, 2 * n_explore, 2 * samples,
-                      executor)
+                      executor, saved)
 
     level = alpha / len(chosen)
     witnesses = []
@@ -299,24 +322,35 @@ def _confirm(
     sampler: Any, d: Any, d_prime: Any, featurizer: Featurizer, chosen: list[Candidate],
     sizes: tuple[int, int], seed_seq: np.random.SeedSequence, shape: tuple[tuple[int, ...], str],
     progress: Callable[[int, int], None] | None, done: int, total: int, executor: Any = None,
+    saved: Checkpoint | None = None,
 ) -> list[tuple[int, int]]:
     """Count every chosen event on fresh samples of both sides, in chunks of :data:`CHUNK`
     (each with its own stream, see :func:`dpcheck.executor.chunk_generator`), run by
-    ``executor``; only the counts come back."""
+    ``executor``; only the counts come back. Chunks saved in ``saved`` are not drawn again;
+    each finished chunk is saved there before ``progress`` hears of it."""
     events = tuple(cand.event for cand in chosen)
-    tasks = [(sampler, data, size, seed_seq, side, i, featurizer, events, shape)
-             for side, data in enumerate((d, d_prime))
-             for i, size in enumerate(chunk_sizes(sizes[side], CHUNK))]
+    counts = np.zeros((len(chosen), 2), dtype=np.int64)
     drawn = [0]
+    tasks = []
+    for side, data in enumerate((d, d_prime)):
+        for i, size in enumerate(chunk_sizes(sizes[side], CHUNK)):
+            old = None if saved is None else saved.get(side, i, len(chosen))
+            if old is None:
+                tasks.append((sampler, data, size, seed_seq, side, i, featurizer, events, shape))
+            else:
+                counts[:, side] += np.asarray(old, dtype=np.int64)
+                drawn[0] += size
     planned = max(sum(sizes), 1)
 
-    def report(i: int) -> None:  # Poisson sizes: progress scaled to the budget, ends at total
-        drawn[0] += tasks[i][2]
+    def finished(k: int, part: NDArray[np.int64]) -> None:
+        # Poisson sizes: progress scaled to the budget, ends at total
+        if saved is not None:
+            saved.record(tasks[k][4], tasks[k][5], [int(c) for c in part])
+        drawn[0] += tasks[k][2]
         if progress is not None:
             progress(done + (total - done) * drawn[0] // planned, total)
 
-    parts = run_chunks(executor, count_chunk, tasks, report)
-    counts = np.zeros((len(chosen), 2), dtype=np.int64)
+    parts = run_chunks(executor, count_chunk, tasks, finished)
     for task, part in zip(tasks, parts):
         counts[:, task[4]] += part
     return [(int(a), int(b)) for a, b in counts]

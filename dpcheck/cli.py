@@ -308,7 +308,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     try:
         result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
                        seed=args.seed, relation=relation, progress=bar,
-                       float_features=args.float_features, executor=executor)
+                       float_features=args.float_features, executor=executor,
+                       checkpoint=args.checkpoint)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        if args.checkpoint:
+            print(f"dpcheck audit: interrupted; finished chunks are saved in {args.checkpoint}: "
+                  "rerun the same command to resume", file=sys.stderr)
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -518,6 +526,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw the confirmation samples on N local worker processes")
     a.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="draw them on a Dask cluster (scheduler address, e.g. tcp://host:8786)")
+    a.add_argument("--checkpoint", default=None, metavar="FILE",
+                   help="save the confirmation counts to FILE after every chunk; rerunning the "
+                   "same command resumes from it (same result)")
     a.add_argument("--json", action="store_true", help="print the full result as JSON")
     a.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE (atomically)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["DPCheckError", "InvalidArgument", "PrivacyViolation", "AccuracyViolation",
-           "GlobalRandomStateWarning"]
+__all__ = ["AccuracyViolation", "DPCheckError", "GlobalRandomStateWarning", "InvalidArgument",
+           "PrivacyViolation", "WorkerLost"]
 
 
 class DPCheckError(Exception):
@@ -45,6 +45,12 @@ class AccuracyViolation(DPCheckError, AssertionError):
     def __init__(self, message: str, result: Any) -> None:
         super().__init__(message)
         self.result = result
+
+
+class WorkerLost(DPCheckError, RuntimeError):
+    """An executor lost the process that was drawing a chunk and cannot redraw it (a
+    ``ProcessPoolExecutor`` whose worker died is broken for good; a Dask task whose workers kept
+    dying). The chunks finished before are kept in the checkpoint, if one was given."""
 
 
 class GlobalRandomStateWarning(UserWarning):

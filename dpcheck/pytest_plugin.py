@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 
 from . import _plugin_records as rec
+from ._plugin_executor import PluginExecutor
 from ._plugin_fixtures import (_dpcheck_recorder, dp_accuracy, dp_audit, dp_check,
                                dp_counterexample, dp_record, dp_rng, dp_search, dp_seed)
 from ._plugin_state import (_ALL_FIXTURES, _ITEM, _STATE, _in_family, _info, _ItemData,
@@ -70,6 +71,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     metavar="json,md,html", help="report formats (default all three)")
     group.addoption("--dpcheck-catalog", default=None, metavar="PATH",
                     help=f"claims catalogue (default <rootdir>/{DEFAULT_PATH.as_posix()})")
+    group.addoption("--dpcheck-workers", type=int, default=None, metavar="N",
+                    help="draw audit/accuracy chunks on a pool of N processes (per pytest "
+                    "process; same results)")
+    group.addoption("--dpcheck-scheduler", default=None, metavar="ADDRESS",
+                    help="draw audit/accuracy chunks on a Dask cluster (scheduler address, e.g. "
+                    "tcp://host:8786; one client per pytest process; same results)")
 
 
 
@@ -112,6 +119,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "variant NAME (listed in the catalogue entry's mutants); it passes only if the claim is "
         "found violated (a dpcheck violation, or an AssertionError of the test body)")
     worker = hasattr(config, "workerinput")
+    workers, scheduler = config.getoption("dpcheck_workers"), config.getoption("dpcheck_scheduler")
+    if workers is not None and workers < 1:
+        raise pytest.UsageError(f"--dpcheck-workers={workers} must be >= 1")
+    if workers is not None and scheduler:
+        raise pytest.UsageError("--dpcheck-workers and --dpcheck-scheduler exclude each other")
     seed, note = _resolve_seed(config, worker)
     here = config.invocation_params.dir
     report = config.getoption("dpcheck_report")
@@ -123,13 +135,20 @@ def pytest_configure(config: pytest.Config) -> None:
                     else None if report.strip().lower() == "none" else here / report),
         formats=config.getoption("dpcheck_formats"),
         catalog_path=config.rootpath / DEFAULT_PATH if catalog is None else here / catalog,
-        catalog_explicit=catalog is not None, worker=worker)
+        catalog_explicit=catalog is not None, worker=worker,
+        executor=PluginExecutor(workers, scheduler))
     if worker:
         return
     config.pluginmanager.register(rec.Controller(config, config.stash[_STATE]),
                                   "dpcheck-controller")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config.stash[_STATE]), "dpcheck-xdist-hooks")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.executor.close()
 
 
 def pytest_report_header(config: pytest.Config) -> str:
