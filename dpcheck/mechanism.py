@@ -9,6 +9,8 @@ all randomness drawn from ``rng`` (a :class:`numpy.random.Generator`). Objects w
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -72,13 +74,19 @@ def pmf_of(mechanism: Any) -> Callable[[Any], Mapping[Any, float]] | None:
 
 
 def mechanism_name(mechanism: Any) -> str:
-    """A short human-readable name for reports: a function's qualified name, else its repr."""
+    """A short human-readable name for reports: a function's qualified name, else its repr,
+    with memory addresses (``<function f at 0x7f...>``) removed so that the same mechanism has
+    the same name in every process and every run."""
     name = getattr(mechanism, "__qualname__", None)
     if isinstance(name, str) and ".<locals>." in name:  # f.<locals>.g -> "g (in f)"
         outer, _, inner = name.rpartition(".<locals>.")
         name = f"{inner} (in {outer.replace('.<locals>', '')})"
-    text = name if isinstance(name, str) else repr(mechanism)
+    text = name if isinstance(name, str) else _ADDRESS.sub("", repr(mechanism))
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+#: `` at 0x7fa9...`` inside reprs of functions and objects without a custom repr.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def draw(

@@ -351,3 +351,20 @@ def test_thread_pools_take_unpicklable_work(small_chunks):
 
     with ThreadPoolExecutor(2) as threads:
         assert untimed(run(closure, executor=threads)) == untimed(run(closure))
+
+
+def test_mechanism_name_has_no_memory_address() -> None:
+    """Report names are the same in every process: reprs lose their ``at 0x...`` addresses
+    (an object holding a lambda used to get a new name in each worker and each run)."""
+    from dpcheck.mechanism import mechanism_name
+
+    class Holder:
+        def __init__(self) -> None:
+            self.score = lambda q: q
+
+        def __repr__(self) -> str:
+            return f"Holder(score={self.score!r})"
+
+    name = mechanism_name(Holder())
+    assert "0x" not in name and name.startswith("Holder(score=<function")
+    assert "0x" not in mechanism_name(object())
