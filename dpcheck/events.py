@@ -21,7 +21,10 @@ half every candidate (event, direction) is generated and scored by the ε lower 
 punishing events seen a handful of times) and turned into the bound the confirmation size would
 give. A shortlist — the :data:`PER_FAMILY` best of every event family of every feature and the
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
-and the best ``k`` by that score are kept. Scoring thousands of candidates
+and the best ``k`` by that score are kept. Pure claims with Poissonized confirmation sizes also
+get **paired events** (:mod:`dpcheck.paired`: an upper and a disjoint lower half-line counted in
+opposite directions); on long shortlists the best *balanced* pair of an aggregate score of the
+row (:data:`AGGREGATE_FEATURES`) gets a slot of its own. Scoring thousands of candidates
 on the data that generated them has a winner's curse (a rare atom seen 10 times under D and never
 under D′ by chance looks like a support mismatch); the validation half removes it. Scores only
 rank; the reported bounds come from fresh confirmation samples (:mod:`dpcheck.audit`).
@@ -37,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .features import Feature
+from .paired import PAIRS_PER_FEATURE, pair_scores, projected_pair
 from .stats import wilson_lower, wilson_upper
 
 __all__ = ["Event", "Candidate", "select_events", "SHRINK", "MAX_ATOMS"]
@@ -55,6 +59,14 @@ EXTRA_STRONG = 1
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
 PER_FAMILY = 2
+#: Scores of the whole output row (:mod:`dpcheck.features`) whose best paired event gets its
+#: own candidate slot (:data:`AGGREGATE_PAIRS` of them) on long shortlists.
+AGGREGATE_FEATURES = frozenset({"sum(output)", "llr(output)", "logit(output)", "signs(output)"})
+AGGREGATE_PAIRS = 1
+#: Balanced pairs per (aggregate feature, orientation) handed to validation.
+BALANCED_PAIRS = 6
+#: Shrinkage level of the reserved ranking of balanced pairs (0.5: the point estimate).
+RESERVED_SHRINK = 0.5
 #: Default cap on the number of point events per feature.
 MAX_ATOMS = 2048
 #: Features with at most this many distinct values use every value as a threshold.
@@ -162,7 +174,9 @@ class Candidate:
     the exploration sample, in that order, and ``score`` its projected bound there. ``method``
     is the confirmation statistic projected to be sharper: ``"union"`` (two Clopper–Pearson
     bounds) or ``"ratio"`` (the conditional test of :func:`dpcheck.stats.ratio_lower`, only
-    offered when confirmation sizes are Poissonized).
+    offered when confirmation sizes are Poissonized). ``partner``: for a paired event
+    (:mod:`dpcheck.paired`), the disjoint event counted in the *other* direction; the counts are
+    then combined and certified by the conditional test.
     """
 
     event: Event
@@ -171,6 +185,7 @@ class Candidate:
     explore_p: int
     explore_q: int
     method: Literal["union", "ratio"] = "union"
+    partner: Event | None = None
 
 
 @dataclass
@@ -320,6 +335,39 @@ def projected_ratio(
         return np.where((x > 0) & (pi_lo > 0), np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)
 
 
+def _pair_shortlist(
+    pools: list[_Pool], features: tuple[Feature, ...], gen_d: list[NDArray[Any]],
+    gen_dp: list[NDArray[Any]], half: int, n_confirm: int, alpha_each: float,
+) -> list[tuple[Event, Event, bool, float, bool]]:
+    """The best disjoint half-line pairs (:mod:`dpcheck.paired`) of every ordered feature, as
+    ``(upper event, lower partner, forward, generation score, balanced)``; on aggregate
+    features also the best balanced pairs."""
+    out = []
+    for pool in pools:
+        if not features[pool.feature].ordered:
+            continue
+        start = 0
+        for seg in pool.segments:
+            if seg.kind == "le":
+                break
+            start += seg.size
+        else:
+            continue
+        t = seg.a
+        le_d = pool.count_d[start:start + seg.size]
+        le_dp = pool.count_dp[start:start + seg.size]
+        f, name = pool.feature, pool.name
+        for balanced in (False, True) if name in AGGREGATE_FEATURES else (False,):
+            scored = pair_scores(t, le_d, le_dp, half, n_confirm=n_confirm,
+                                 level=2 * alpha_each, shrink=SHRINK, balanced=balanced)
+            for i in scored.best(BALANCED_PAIRS if balanced else PAIRS_PER_FEATURE):
+                upper = Event(f, name, "gt", low=float(t[scored.upper[i]]))
+                lower = Event(f, name, "le", high=float(t[scored.lower[i]]))
+                out.append((upper, lower, bool(scored.forward[i]), float(scored.score[i]),
+                            balanced))
+    return out
+
+
 def validation_shrink(shortlisted: int) -> float:
     """Shrinkage level at the validation stage: :data:`VALIDATION_SHRINK` for up to
     :data:`MILD_SHORTLIST` shortlisted candidates, then proportionally stronger (the best of
@@ -382,40 +430,79 @@ def select_events(
             break
         add(int(flat))
     n_val = val_d[0].shape[0]
+    singles = len(shortlist)
     v_d = np.array([ev.count(val_d) for ev, _, _ in shortlist], dtype=np.int64)
     v_dp = np.array([ev.count(val_dp) for ev, _, _ in shortlist], dtype=np.int64)
-    fwd = np.array([f for _, f, _ in shortlist])
+    fwd = np.array([f for _, f, _ in shortlist], dtype=bool)
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
+    gen_score = np.array([s for _, _, s in shortlist])
+    pairs = (_pair_shortlist(pools, features, gen_d, gen_dp, half, n_confirm, alpha_each)
+             if ratio else [])
+    partners: list[Event | None] = [None] * singles
+    balanced: list[int] = []
+    for event, partner, forward, score, even in pairs:
+        if even:
+            balanced.append(len(shortlist))
+        c = (event.count(val_d), event.count(val_dp), partner.count(val_d),
+             partner.count(val_dp))
+        shortlist.append((event, forward, score))
+        partners.append(partner)
+        pp, pq = (c[0] + c[3], c[1] + c[2]) if forward else (c[1] + c[2], c[0] + c[3])
+        v_p, v_q = np.append(v_p, pp), np.append(v_q, pq)
+        gen_score = np.append(gen_score, score)
     # The k best fresh validation scores under mild shrinkage (rare real events survive); for
     # long shortlists (vector outputs: hundreds of candidates) one more candidate, the best
     # under shrinkage grown with the shortlist, so that a noise tail event does not take the
     # place of a weak real signal. The caller's Bonferroni split counts every candidate.
-    gen_score = np.array([s for _, _, s in shortlist])
+    # Paired events (dpcheck.paired) are scored by the conditional test on combined counts.
     rankings = []
     for shrink in (VALIDATION_SHRINK, validation_shrink(len(shortlist))):
-        score = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink, **kw)
-        union = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink,
+        s_p, s_q = v_p[:singles], v_q[:singles]
+        score = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink, **kw)
+        union = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink,
                                 n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+        paired = projected_pair(v_p[singles:], v_q[singles:], n_val, n_confirm,
+                                2 * alpha_each, shrink)
+        score = np.concatenate([score, paired])
+        union = np.concatenate([union, np.full(paired.size, -np.inf)])
         rankings.append((np.lexsort((-gen_score, -score)), score, union))
     chosen: list[Candidate] = []
-    taken: set[tuple[bool, int, int, int, int]] = set()
+    taken: set[tuple[Any, ...]] = set()
     # Long shortlists (many features): one candidate per feature — neighbouring thresholds of
     # one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
     # views get the slot. Short shortlists (scalar outputs) keep k thresholds of one feature.
     features_taken: set[int] = set()
-    diverse = len(shortlist) > MILD_SHORTLIST
+    diverse = singles > MILD_SHORTLIST
     quotas = [k, EXTRA_STRONG if diverse else 0]
+    # Long shortlists: one more slot for the best paired event on an aggregate score of the
+    # whole row (learned or summed), ranked among those only — their signal is spread over
+    # the coordinates, so among hundreds of per-coordinate tail events a lucky noise event
+    # outscores it on the validation half far more often than it loses on confirmation.
+    # The balanced pairs form a small nested family, so they are ranked with the light
+    # shrinkage RESERVED_SHRINK: the validation shrinkage would push them to large masses
+    # (it costs a rare event far more than a common one when the signal is weak).
+    reserved = np.asarray(balanced, dtype=np.int64)
+    if diverse and reserved.size:
+        v_score = np.full(len(shortlist), -np.inf)
+        v_score[reserved] = projected_pair(v_p[reserved], v_q[reserved], n_val, n_confirm,
+                                           2 * alpha_each, RESERVED_SHRINK)
+        sub = reserved[np.lexsort((-gen_score[reserved], -v_score[reserved]))]
+        rankings.append((sub, v_score, np.full(len(shortlist), -np.inf)))
+        quotas.append(AGGREGATE_PAIRS)
     for (order, v_score, v_union), quota in zip(rankings, quotas):
         picked = 0
         for idx in order:
             if picked == quota:
                 break
             event, forward, _ = shortlist[idx]
+            partner = partners[idx]
             # The same set of outputs reached through two features (a row pattern, its flag
             # column, its learned score) has identical counts on both halves: confirm it once.
-            twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
-                    int(v_dp[idx]))
+            twin: tuple[Any, ...] = (bool(forward), event.count(gen_d), event.count(gen_dp),
+                                     int(v_p[idx]), int(v_q[idx]), partner is None)
             if twin in taken or (diverse and event.feature in features_taken):
+                continue
+            if not math.isfinite(v_score[idx]) and partner is not None:
                 continue
             taken.add(twin)
             features_taken.add(event.feature)
@@ -424,5 +511,5 @@ def select_events(
             method: Literal["union", "ratio"] = (
                 "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
             chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
-                                    int(v_q[idx]), method))
+                                    int(v_q[idx]), method, partner))
     return chosen, 2 * total
