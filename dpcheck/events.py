@@ -32,6 +32,7 @@ rank; the reported bounds come from fresh confirmation samples (:mod:`dpcheck.au
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -85,7 +86,10 @@ class Event:
     ``kind`` is ``"le"`` (feature ≤ high), ``"gt"`` (feature > low), ``"interval"``
     (low < feature ≤ high), ``"outside"`` (feature ≤ low or feature > high) or ``"atoms"``
     (feature ∈ values). ``labels`` are human-readable forms of the values (for hashed rows:
-    the output rows themselves, as seen during exploration).
+    the output rows themselves, as seen during exploration). ``tie_value``/``tie``: a
+    randomised event (:mod:`dpcheck.ties`) that also holds each output equal to ``tie_value``
+    with probability ``tie``; :meth:`mask` and :meth:`count` are its deterministic part,
+    :meth:`count_random` draws the coins.
     """
 
     feature: int
@@ -95,6 +99,24 @@ class Event:
     high: float | None = None
     values: NDArray[Any] = field(default_factory=lambda: np.empty(0))
     labels: tuple[Any, ...] = ()
+    tie_value: float | None = None
+    tie: float = 0.0
+
+    def ties(self, columns: list[NDArray[Any]]) -> int:
+        """Outputs at the randomised boundary value ``tie_value`` (0 for a plain event)."""
+        if self.tie_value is None or self.tie == 0.0:
+            return 0
+        return int(np.count_nonzero(columns[self.feature] == self.tie_value))
+
+    def count_random(self, columns: list[NDArray[Any]], coins: np.random.Generator) -> int:
+        """Outputs in the event, each output at ``tie_value`` counted with probability ``tie``
+        (Bichsel et al. 2021 §4: the randomised threshold of the optimal attack). The coins of
+        the ``m`` tied outputs are independent, so their count is drawn as ``Binomial(m,
+        tie)`` from ``coins`` — a Bernoulli indicator per output, so the counts stay binomial
+        (Poisson with Poissonized sizes) and the exact tests apply unchanged."""
+        base = self.count(columns)
+        m = self.ties(columns)
+        return base + int(coins.binomial(m, self.tie)) if m else base
 
     def mask(self, columns: list[NDArray[Any]]) -> NDArray[np.bool_]:
         """Boolean membership of each output (given its feature columns)."""
@@ -120,6 +142,9 @@ class Event:
     def describe(self) -> str:
         """Human-readable form, e.g. ``output ≤ -0.25`` or ``row ∈ {…3 values…}``."""
         f = self.feature_name
+        if self.tie_value is not None and self.tie > 0.0:
+            plain = dataclasses.replace(self, tie_value=None, tie=0.0).describe()
+            return f"{plain}, or {f} = {self.tie_value:.6g} with probability {self.tie:.4g}"
         if self.kind == "le":
             return f"{f} <= {self.high:.6g}"
         if self.kind == "gt":
@@ -140,6 +165,9 @@ class Event:
             out["low"] = float(self.low)
         if self.high is not None:
             out["high"] = float(self.high)
+        if self.tie_value is not None and self.tie > 0.0:
+            out["tie_value"] = float(self.tie_value)
+            out["tie_probability"] = float(self.tie)
         if self.kind == "atoms":
             out["n_values"] = int(self.values.size)
             out["values"] = [_json_value(v) for v in self.values[:max_values]]
