@@ -60,10 +60,11 @@ EXTRA_STRONG = 1
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
 PER_FAMILY = 2
-#: Scores of the whole output row (:mod:`dpcheck.features`) whose best paired event gets its
-#: own candidate slot (:data:`AGGREGATE_PAIRS` of them) on long shortlists.
+#: Scores of the whole output row (:mod:`dpcheck.features`) whose best balanced paired events
+#: get :data:`AGGREGATE_PAIRS` candidate slots of their own (distinct features) on long
+#: shortlists.
 AGGREGATE_FEATURES = frozenset({"sum(output)", "llr(output)", "logit(output)", "signs(output)"})
-AGGREGATE_PAIRS = 1
+AGGREGATE_PAIRS = 2
 #: Balanced pairs per (aggregate feature, orientation) handed to validation.
 BALANCED_PAIRS = 6
 #: Shrinkage level of the reserved ranking of balanced pairs (0.5: the point estimate).
@@ -517,7 +518,12 @@ def select_events(
         sub = reserved[np.lexsort((-gen_score[reserved], -v_score[reserved]))]
         rankings.append((sub, v_score, np.full(len(shortlist), -np.inf)))
         quotas.append(AGGREGATE_PAIRS)
-    for (order, v_score, v_union), quota in zip(rankings, quotas):
+    reserved_features: set[int] = set()
+    for r, ((order, v_score, v_union), quota) in enumerate(zip(rankings, quotas)):
+        # the reserved pairs may share a single's feature, but not each other's
+        one_per_feature = diverse and r < 2
+        if r == 2:
+            features_taken = reserved_features
         picked = 0
         for idx in order:
             if picked == quota:
@@ -528,7 +534,8 @@ def select_events(
             # column, its learned score) has identical counts on both halves: confirm it once.
             twin: tuple[Any, ...] = (bool(forward), event.count(gen_d), event.count(gen_dp),
                                      int(v_p[idx]), int(v_q[idx]), partner is None)
-            if twin in taken or (diverse and event.feature in features_taken):
+            if twin in taken or ((one_per_feature or r == 2)
+                                 and event.feature in features_taken):
                 continue
             if not math.isfinite(v_score[idx]) and partner is not None:
                 continue
