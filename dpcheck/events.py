@@ -23,10 +23,11 @@ give. A shortlist — the :data:`PER_FAMILY` best of every event family of every
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
 and the best ``k`` by that score are kept. Pure claims with Poissonized confirmation sizes also
 get **paired events** (:mod:`dpcheck.paired`: an upper and a disjoint lower half-line counted in
-opposite directions); on long shortlists the best *balanced* pair of an aggregate score of the
-row (:data:`AGGREGATE_FEATURES`) gets a slot of its own. Scoring thousands of candidates
-on the data that generated them has a winner's curse (a rare atom seen 10 times under D and never
-under D′ by chance looks like a support mismatch); the validation half removes it. Scores only
+opposite directions); on long shortlists the best *balanced* pairs of the aggregate scores of
+the row (:data:`dpcheck.paired.AGGREGATE_FEATURES`) get slots of their own. Scoring thousands
+of candidates on the data that generated them has a winner's curse (a rare atom seen 10 times
+under D and never under D′ by chance looks like a support mismatch); the validation half
+removes it. Scores only
 rank; the reported bounds come from fresh confirmation samples (:mod:`dpcheck.audit`).
 """
 
@@ -41,7 +42,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .features import Feature
-from .paired import PAIRS_PER_FEATURE, pair_scores, projected_pair
+from .paired import (
+    AGGREGATE_PAIRS,
+    RESERVED_SHRINK,
+    pair_shortlist,
+    projected_pair,
+)
 from .stats import wilson_lower, wilson_upper
 
 __all__ = ["Event", "Candidate", "select_events", "SHRINK", "MAX_ATOMS"]
@@ -60,15 +66,6 @@ EXTRA_STRONG = 1
 #: event family of every feature, plus this many of the best overall.
 VALIDATE = 32
 PER_FAMILY = 2
-#: Scores of the whole output row (:mod:`dpcheck.features`) whose best balanced paired events
-#: get :data:`AGGREGATE_PAIRS` candidate slots of their own (distinct features) on long
-#: shortlists.
-AGGREGATE_FEATURES = frozenset({"sum(output)", "llr(output)", "logit(output)", "signs(output)"})
-AGGREGATE_PAIRS = 2
-#: Balanced pairs per (aggregate feature, orientation) handed to validation.
-BALANCED_PAIRS = 6
-#: Shrinkage level of the reserved ranking of balanced pairs (0.5: the point estimate).
-RESERVED_SHRINK = 0.5
 #: Default cap on the number of point events per feature.
 MAX_ATOMS = 2048
 #: Features with at most this many distinct values use every value as a threshold.
@@ -364,39 +361,6 @@ def projected_ratio(
         return np.where((x > 0) & (pi_lo > 0), np.log(pi_lo) - np.log1p(-pi_lo), -np.inf)
 
 
-def _pair_shortlist(
-    pools: list[_Pool], features: tuple[Feature, ...], gen_d: list[NDArray[Any]],
-    gen_dp: list[NDArray[Any]], half: int, n_confirm: int, alpha_each: float,
-) -> list[tuple[Event, Event, bool, float, bool]]:
-    """The best disjoint half-line pairs (:mod:`dpcheck.paired`) of every ordered feature, as
-    ``(upper event, lower partner, forward, generation score, balanced)``; on aggregate
-    features also the best balanced pairs."""
-    out = []
-    for pool in pools:
-        if not features[pool.feature].ordered:
-            continue
-        start = 0
-        for seg in pool.segments:
-            if seg.kind == "le":
-                break
-            start += seg.size
-        else:
-            continue
-        t = seg.a
-        le_d = pool.count_d[start:start + seg.size]
-        le_dp = pool.count_dp[start:start + seg.size]
-        f, name = pool.feature, pool.name
-        for balanced in (False, True) if name in AGGREGATE_FEATURES else (False,):
-            scored = pair_scores(t, le_d, le_dp, half, n_confirm=n_confirm,
-                                 level=2 * alpha_each, shrink=SHRINK, balanced=balanced)
-            for i in scored.best(BALANCED_PAIRS if balanced else PAIRS_PER_FEATURE):
-                upper = Event(f, name, "gt", low=float(t[scored.upper[i]]))
-                lower = Event(f, name, "le", high=float(t[scored.lower[i]]))
-                out.append((upper, lower, bool(scored.forward[i]), float(scored.score[i]),
-                            balanced))
-    return out
-
-
 def validation_shrink(shortlisted: int) -> float:
     """Shrinkage level at the validation stage: :data:`VALIDATION_SHRINK` for up to
     :data:`MILD_SHORTLIST` shortlisted candidates, then proportionally stronger (the best of
@@ -465,8 +429,7 @@ def select_events(
     fwd = np.array([f for _, f, _ in shortlist], dtype=bool)
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
     gen_score = np.array([s for _, _, s in shortlist])
-    pairs = (_pair_shortlist(pools, features, gen_d, gen_dp, half, n_confirm, alpha_each)
-             if ratio else [])
+    pairs = (pair_shortlist(pools, features, half, n_confirm, alpha_each) if ratio else [])
     partners: list[Event | None] = [None] * singles
     balanced: list[int] = []
     for event, partner, forward, score, even in pairs:

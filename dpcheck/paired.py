@@ -33,17 +33,30 @@ independent); B. Bichsel et al., "DP-Sniper", IEEE S&P 2021 (both directions of 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .stats import wilson_lower, wilson_upper
 
-__all__ = ["PairedHalfLines", "pair_scores", "projected_pair"]
+if TYPE_CHECKING:
+    from .events import Event, _Pool
+    from .features import Feature
+
+__all__ = ["PairedHalfLines", "pair_scores", "pair_shortlist", "projected_pair"]
 
 #: Pairs kept per (feature, orientation) for validation.
 PAIRS_PER_FEATURE = 2
+#: Scores of the whole output row (:mod:`dpcheck.features`) whose best balanced paired events
+#: get :data:`AGGREGATE_PAIRS` candidate slots of their own (distinct features) on long
+#: shortlists.
+AGGREGATE_FEATURES = frozenset({"sum(output)", "llr(output)", "logit(output)", "signs(output)"})
+AGGREGATE_PAIRS = 2
+#: Balanced pairs per (aggregate feature, orientation) handed to validation.
+BALANCED_PAIRS = 6
+#: Shrinkage level of the reserved ranking of balanced pairs (0.5: the point estimate).
+RESERVED_SHRINK = 0.5
 
 
 def projected_pair(
@@ -112,3 +125,38 @@ def pair_scores(
     forward = np.concatenate([np.ones(a.size, bool), np.zeros(b.size, bool)])
     return PairedHalfLines(thresholds, np.concatenate([upper, upper]),
                            np.concatenate([lower, lower]), forward, k_p, k_q, score)
+
+
+def pair_shortlist(
+    pools: list[_Pool], features: tuple[Feature, ...], half: int, n_confirm: int,
+    alpha_each: float,
+) -> list[tuple[Event, Event, bool, float, bool]]:
+    """The best disjoint half-line pairs (:mod:`dpcheck.paired`) of every ordered feature, as
+    ``(upper event, lower partner, forward, generation score, balanced)``; on aggregate
+    features also the best balanced pairs (generation-half counts of the pools)."""
+    from .events import SHRINK, Event  # events imports this module
+
+    out = []
+    for pool in pools:
+        if not features[pool.feature].ordered:
+            continue
+        start = 0
+        for seg in pool.segments:
+            if seg.kind == "le":
+                break
+            start += seg.size
+        else:
+            continue
+        t = seg.a
+        le_d = pool.count_d[start:start + seg.size]
+        le_dp = pool.count_dp[start:start + seg.size]
+        f, name = pool.feature, pool.name
+        for balanced in (False, True) if name in AGGREGATE_FEATURES else (False,):
+            scored = pair_scores(t, le_d, le_dp, half, n_confirm=n_confirm,
+                                 level=2 * alpha_each, shrink=SHRINK, balanced=balanced)
+            for i in scored.best(BALANCED_PAIRS if balanced else PAIRS_PER_FEATURE):
+                upper = Event(f, name, "gt", low=float(t[scored.upper[i]]))
+                lower = Event(f, name, "le", high=float(t[scored.lower[i]]))
+                out.append((upper, lower, bool(scored.forward[i]), float(scored.score[i]),
+                            balanced))
+    return out

@@ -20,8 +20,7 @@ import pytest
 
 from algorithms.mechanisms.primitives import LaplaceSum
 from dpcheck import ApproxDP, PureDP, audit
-from dpcheck.events import AGGREGATE_FEATURES
-from dpcheck.paired import pair_scores
+from dpcheck.paired import AGGREGATE_FEATURES, pair_scores
 from dpcheck.stats import clopper_pearson, cp_lower
 
 R = 200
