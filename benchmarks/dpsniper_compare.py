@@ -16,6 +16,7 @@ Usage::
 
     python benchmarks/dpsniper_compare.py                 # 1e6 samples per side
     python benchmarks/dpsniper_compare.py --budgets 1e6 1e7 --only laplace_parallel
+    python benchmarks/dpsniper_compare.py --seeds 0 1 2      # stability across seeds
 """
 
 from __future__ import annotations
@@ -35,9 +36,16 @@ from algorithms.zoo import get
 #: DP-Sniper (LR) at equal mechanism calls, as measured side by side in issue #14.
 EQUAL_CALLS = {"rappor_one_time": 0.590, "svt1": 0.067, "svt3": 0.165, "svt6": 0.184,
                "laplace_parallel": 0.035}
-#: dpcheck before issue #14 (main at d80afe2, same script, budget 1e6, seed 0).
-BEFORE_1E6 = {"rappor_one_time": 0.7071, "svt1": 0.0430, "svt3": 0.0588, "svt6": 0.2328,
-              "laplace_parallel": 0.0}
+#: dpcheck before issue #14 parts 1–2 (main at ae9b961: no paired events; same script, budget
+#: 1e6), by seed. Issue #14 started from main at d80afe2: 0.7071, 0.0430, 0.0588, 0.2328, 0.0.
+BEFORE_1E6 = {
+    0: {"rappor_one_time": 0.7331, "svt1": 0.0781, "svt3": 0.1542, "svt6": 0.2589,
+        "laplace_parallel": 0.0241},
+    1: {"rappor_one_time": 0.7304, "svt1": 0.0778, "svt3": 0.1923, "svt6": 0.2732,
+        "laplace_parallel": 0.0},
+    2: {"rappor_one_time": 0.4374, "svt1": 0.0430, "svt3": 0.1104, "svt6": 0.2495,
+        "laplace_parallel": 0.0},
+}
 NAMES = tuple(EQUAL_CALLS)
 
 
@@ -69,7 +77,7 @@ def run(name: str, samples: int, seed: int, alpha: float, executor: object = Non
         "method": "ratio" if r.witness.bound.ratio_low is not None else "union",
         "dp_sniper_equal_calls": EQUAL_CALLS[name],
         "dp_sniper_published": entry.published.get("dp_sniper_lr"),
-        "dpcheck_before_1e6": BEFORE_1E6[name],
+        "dpcheck_before_1e6": BEFORE_1E6.get(seed, {}).get(name) if samples == 10**6 else None,
         "alpha": alpha,
         "seed": seed,
     }
@@ -77,14 +85,14 @@ def run(name: str, samples: int, seed: int, alpha: float, executor: object = Non
 
 def markdown(records: list[dict[str, object]]) -> str:
     lines = ["# dpcheck vs DP-Sniper (claimed ε = 0.1)", "",
-             "| mechanism | true ε | samples/side | dpcheck before (1e6) | dpcheck | "
-             "DP-Sniper equal calls | DP-Sniper published (~1e9 calls) | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
+             ("| mechanism | true ε | samples/side | seed | dpcheck before | dpcheck | "
+              "DP-Sniper equal calls | DP-Sniper published (~1e9 calls) | seconds |"),
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         pub = r["dp_sniper_published"]
         lines.append(
             f"| {r['mechanism']} | {_fmt(r['true_epsilon'])} | {r['samples_per_side']:.0e} | "
-            f"{_fmt(r['dpcheck_before_1e6'])} | **{_fmt(r['epsilon_lower'])}** | "
+            f"{r['seed']} | {_fmt(r['dpcheck_before_1e6'])} | **{_fmt(r['epsilon_lower'])}** | "
             f"{_fmt(r['dp_sniper_equal_calls'])} | {_fmt(pub)} | {r['seconds']:.1f} |")
     return "\n".join(lines) + "\n"
 
@@ -110,15 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", nargs="+", type=float, default=[1e6])
     parser.add_argument("--only", default="", help="substring filter on mechanism names")
     parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0],
+                        help="audit seeds (several: stability across seeds)")
     parser.add_argument("--out", default="reports/bench")
     args = parser.parse_args(argv)
     records = []
     for budget in args.budgets:
         for name in NAMES:
-            if args.only in name:
-                rec = run(name, int(budget), args.seed, args.alpha)
-                print(json.dumps({k: rec[k] for k in ("mechanism", "samples_per_side",
+            for seed in args.seeds if args.only in name else ():
+                rec = run(name, int(budget), seed, args.alpha)
+                print(json.dumps({k: rec[k] for k in ("mechanism", "samples_per_side", "seed",
                                                       "epsilon_lower", "dp_sniper_equal_calls",
                                                       "seconds")}), flush=True)
                 records.append(rec)

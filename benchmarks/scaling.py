@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     if LocalCluster is not None:
         for workers in (1, 2):
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+                              dashboard_address=":0") as cluster, Client(cluster) as client:
                 record("dask_local_cluster", workers, client)
     efficiency = {}
     for kind in ("process_pool", "dask_local_cluster"):

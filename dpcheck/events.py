@@ -21,14 +21,19 @@ half every candidate (event, direction) is generated and scored by the ε lower 
 punishing events seen a handful of times) and turned into the bound the confirmation size would
 give. A shortlist — the :data:`PER_FAMILY` best of every event family of every feature and the
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
-and the best ``k`` by that score are kept. Scoring thousands of candidates
-on the data that generated them has a winner's curse (a rare atom seen 10 times under D and never
-under D′ by chance looks like a support mismatch); the validation half removes it. Scores only
+and the best ``k`` by that score are kept. Pure claims with Poissonized confirmation sizes also
+get **paired events** (:mod:`dpcheck.paired`: an upper and a disjoint lower half-line counted in
+opposite directions); on long shortlists the best *balanced* pairs of the aggregate scores of
+the row (:data:`dpcheck.paired.AGGREGATE_FEATURES`) get slots of their own. Scoring thousands
+of candidates on the data that generated them has a winner's curse (a rare atom seen 10 times
+under D and never under D′ by chance looks like a support mismatch); the validation half
+removes it. Scores only
 rank; the reported bounds come from fresh confirmation samples (:mod:`dpcheck.audit`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,6 +42,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .features import Feature
+from .paired import (
+    AGGREGATE_PAIRS,
+    RESERVED_SHRINK,
+    pair_shortlist,
+    projected_pair,
+)
 from .stats import wilson_lower, wilson_upper
 
 __all__ = ["Event", "Candidate", "select_events", "SHRINK", "MAX_ATOMS"]
@@ -73,7 +84,10 @@ class Event:
     ``kind`` is ``"le"`` (feature ≤ high), ``"gt"`` (feature > low), ``"interval"``
     (low < feature ≤ high), ``"outside"`` (feature ≤ low or feature > high) or ``"atoms"``
     (feature ∈ values). ``labels`` are human-readable forms of the values (for hashed rows:
-    the output rows themselves, as seen during exploration).
+    the output rows themselves, as seen during exploration). ``tie_value``/``tie``: a
+    randomised event (:mod:`dpcheck.ties`) that also holds each output equal to ``tie_value``
+    with probability ``tie``; :meth:`mask` and :meth:`count` are its deterministic part,
+    :meth:`count_random` draws the coins.
     """
 
     feature: int
@@ -83,6 +97,24 @@ class Event:
     high: float | None = None
     values: NDArray[Any] = field(default_factory=lambda: np.empty(0))
     labels: tuple[Any, ...] = ()
+    tie_value: float | None = None
+    tie: float = 0.0
+
+    def ties(self, columns: list[NDArray[Any]]) -> int:
+        """Outputs at the randomised boundary value ``tie_value`` (0 for a plain event)."""
+        if self.tie_value is None or self.tie == 0.0:
+            return 0
+        return int(np.count_nonzero(columns[self.feature] == self.tie_value))
+
+    def count_random(self, columns: list[NDArray[Any]], coins: np.random.Generator) -> int:
+        """Outputs in the event, each output at ``tie_value`` counted with probability ``tie``
+        (Bichsel et al. 2021 §4: the randomised threshold of the optimal attack). The coins of
+        the ``m`` tied outputs are independent, so their count is drawn as ``Binomial(m,
+        tie)`` from ``coins`` — a Bernoulli indicator per output, so the counts stay binomial
+        (Poisson with Poissonized sizes) and the exact tests apply unchanged."""
+        base = self.count(columns)
+        m = self.ties(columns)
+        return base + int(coins.binomial(m, self.tie)) if m else base
 
     def mask(self, columns: list[NDArray[Any]]) -> NDArray[np.bool_]:
         """Boolean membership of each output (given its feature columns)."""
@@ -108,6 +140,9 @@ class Event:
     def describe(self) -> str:
         """Human-readable form, e.g. ``output ≤ -0.25`` or ``row ∈ {…3 values…}``."""
         f = self.feature_name
+        if self.tie_value is not None and self.tie > 0.0:
+            plain = dataclasses.replace(self, tie_value=None, tie=0.0).describe()
+            return f"{plain}, or {f} = {self.tie_value:.6g} with probability {self.tie:.4g}"
         if self.kind == "le":
             return f"{f} <= {self.high:.6g}"
         if self.kind == "gt":
@@ -128,6 +163,9 @@ class Event:
             out["low"] = float(self.low)
         if self.high is not None:
             out["high"] = float(self.high)
+        if self.tie_value is not None and self.tie > 0.0:
+            out["tie_value"] = float(self.tie_value)
+            out["tie_probability"] = float(self.tie)
         if self.kind == "atoms":
             out["n_values"] = int(self.values.size)
             out["values"] = [_json_value(v) for v in self.values[:max_values]]
@@ -162,7 +200,9 @@ class Candidate:
     the exploration sample, in that order, and ``score`` its projected bound there. ``method``
     is the confirmation statistic projected to be sharper: ``"union"`` (two Clopper–Pearson
     bounds) or ``"ratio"`` (the conditional test of :func:`dpcheck.stats.ratio_lower`, only
-    offered when confirmation sizes are Poissonized).
+    offered when confirmation sizes are Poissonized). ``partner``: for a paired event
+    (:mod:`dpcheck.paired`), the disjoint event counted in the *other* direction; the counts are
+    then combined and certified by the conditional test.
     """
 
     event: Event
@@ -171,6 +211,7 @@ class Candidate:
     explore_p: int
     explore_q: int
     method: Literal["union", "ratio"] = "union"
+    partner: Event | None = None
 
 
 @dataclass
@@ -382,40 +423,84 @@ def select_events(
             break
         add(int(flat))
     n_val = val_d[0].shape[0]
+    singles = len(shortlist)
     v_d = np.array([ev.count(val_d) for ev, _, _ in shortlist], dtype=np.int64)
     v_dp = np.array([ev.count(val_dp) for ev, _, _ in shortlist], dtype=np.int64)
-    fwd = np.array([f for _, f, _ in shortlist])
+    fwd = np.array([f for _, f, _ in shortlist], dtype=bool)
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
+    gen_score = np.array([s for _, _, s in shortlist])
+    pairs = (pair_shortlist(pools, features, half, n_confirm, alpha_each) if ratio else [])
+    partners: list[Event | None] = [None] * singles
+    balanced: list[int] = []
+    for event, partner, forward, score, even in pairs:
+        if even:
+            balanced.append(len(shortlist))
+        c = (event.count(val_d), event.count(val_dp), partner.count(val_d),
+             partner.count(val_dp))
+        shortlist.append((event, forward, score))
+        partners.append(partner)
+        pp, pq = (c[0] + c[3], c[1] + c[2]) if forward else (c[1] + c[2], c[0] + c[3])
+        v_p, v_q = np.append(v_p, pp), np.append(v_q, pq)
+        gen_score = np.append(gen_score, score)
     # The k best fresh validation scores under mild shrinkage (rare real events survive); for
     # long shortlists (vector outputs: hundreds of candidates) one more candidate, the best
     # under shrinkage grown with the shortlist, so that a noise tail event does not take the
     # place of a weak real signal. The caller's Bonferroni split counts every candidate.
-    gen_score = np.array([s for _, _, s in shortlist])
+    # Paired events (dpcheck.paired) are scored by the conditional test on combined counts.
     rankings = []
     for shrink in (VALIDATION_SHRINK, validation_shrink(len(shortlist))):
-        score = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink, **kw)
-        union = projected_score(v_p, v_q, n_explore=n_val, shrink=shrink,
+        s_p, s_q = v_p[:singles], v_q[:singles]
+        score = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink, **kw)
+        union = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink,
                                 n_confirm=n_confirm, alpha_each=alpha_each, delta=delta)
+        paired = projected_pair(v_p[singles:], v_q[singles:], n_val, n_confirm,
+                                2 * alpha_each, shrink)
+        score = np.concatenate([score, paired])
+        union = np.concatenate([union, np.full(paired.size, -np.inf)])
         rankings.append((np.lexsort((-gen_score, -score)), score, union))
     chosen: list[Candidate] = []
-    taken: set[tuple[bool, int, int, int, int]] = set()
+    taken: set[tuple[Any, ...]] = set()
     # Long shortlists (many features): one candidate per feature — neighbouring thresholds of
     # one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
     # views get the slot. Short shortlists (scalar outputs) keep k thresholds of one feature.
     features_taken: set[int] = set()
-    diverse = len(shortlist) > MILD_SHORTLIST
+    diverse = singles > MILD_SHORTLIST
     quotas = [k, EXTRA_STRONG if diverse else 0]
-    for (order, v_score, v_union), quota in zip(rankings, quotas):
+    # Long shortlists: one more slot for the best paired event on an aggregate score of the
+    # whole row (learned or summed), ranked among those only — their signal is spread over
+    # the coordinates, so among hundreds of per-coordinate tail events a lucky noise event
+    # outscores it on the validation half far more often than it loses on confirmation.
+    # The balanced pairs form a small nested family, so they are ranked with the light
+    # shrinkage RESERVED_SHRINK: the validation shrinkage would push them to large masses
+    # (it costs a rare event far more than a common one when the signal is weak).
+    reserved = np.asarray(balanced, dtype=np.int64)
+    if diverse and reserved.size:
+        v_score = np.full(len(shortlist), -np.inf)
+        v_score[reserved] = projected_pair(v_p[reserved], v_q[reserved], n_val, n_confirm,
+                                           2 * alpha_each, RESERVED_SHRINK)
+        sub = reserved[np.lexsort((-gen_score[reserved], -v_score[reserved]))]
+        rankings.append((sub, v_score, np.full(len(shortlist), -np.inf)))
+        quotas.append(AGGREGATE_PAIRS)
+    reserved_features: set[int] = set()
+    for r, ((order, v_score, v_union), quota) in enumerate(zip(rankings, quotas)):
+        # the reserved pairs may share a single's feature, but not each other's
+        one_per_feature = diverse and r < 2
+        if r == 2:
+            features_taken = reserved_features
         picked = 0
         for idx in order:
             if picked == quota:
                 break
             event, forward, _ = shortlist[idx]
+            partner = partners[idx]
             # The same set of outputs reached through two features (a row pattern, its flag
             # column, its learned score) has identical counts on both halves: confirm it once.
-            twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_d[idx]),
-                    int(v_dp[idx]))
-            if twin in taken or (diverse and event.feature in features_taken):
+            twin: tuple[Any, ...] = (bool(forward), event.count(gen_d), event.count(gen_dp),
+                                     int(v_p[idx]), int(v_q[idx]), partner is None)
+            if twin in taken or ((one_per_feature or r == 2)
+                                 and event.feature in features_taken):
+                continue
+            if not math.isfinite(v_score[idx]) and partner is not None:
                 continue
             taken.add(twin)
             features_taken.add(event.feature)
@@ -424,5 +509,5 @@ def select_events(
             method: Literal["union", "ratio"] = (
                 "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
             chosen.append(Candidate(event, direction, float(v_score[idx]), int(v_p[idx]),
-                                    int(v_q[idx]), method))
+                                    int(v_q[idx]), method, partner))
     return chosen, 2 * total

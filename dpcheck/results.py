@@ -42,11 +42,19 @@ class Witness:
     ``direction == "d>d_prime"``: ``p = P[M(D) ∈ S]`` and ``q = P[M(D′) ∈ S]``; otherwise the
     roles are swapped. Intervals are one-sided Clopper–Pearson bounds at ``bound.alpha / 2``
     each, computed on the confirmation sample only.
+
+    ``partner`` (paired events, :mod:`dpcheck.paired`): a disjoint event S′ counted in the
+    other direction. Then ``p``/``q`` are the mixtures ``(P(S) + Q(S′))/2`` and
+    ``(Q(S) + P(S′))/2`` on both sides' confirmation outputs together, the ε bound comes from the
+    conditional test (``bound.ratio_low``), and the intervals (binomial on the pooled count, a
+    sum of two independent binomials, which is less dispersed: Hoeffding 1956, Thm. 4) are
+    descriptive.
     """
 
     event: Event
     direction: str
     bound: EventBound
+    partner: Event | None = None
 
     @property
     def p_hat(self) -> float:
@@ -75,6 +83,11 @@ class Witness:
         sizes = (f"{b.n_p} samples per side" if b.n_p == b.n_q
                  else f"{b.n_p} and {b.n_q} samples")
         ratio = "" if b.ratio_low is None else f", p/q >= {b.ratio_low:.4g} (conditional test)"
+        if self.partner is not None:
+            return (f"S = {{{self.event.describe()}}} with S' = {{{self.partner.describe()}}} "
+                    f"(paired): (P[M({num}) in S] + P[M({den}) in S'])/2 = {b.p_hat:.4g}, "
+                    f"(P[M({den}) in S] + P[M({num}) in S'])/2 = {b.q_hat:.4g}, "
+                    f"{b.n_p} samples of both sides{ratio}")
         return (f"S = {{{self.event.describe()}}}: P[M({num}) in S] = {b.p_hat:.4g} "
                 f"(>= {b.p_low:.4g}), P[M({den}) in S] = {b.q_hat:.4g} (<= {b.q_high:.4g}), "
                 f"{sizes}{ratio}")
@@ -85,6 +98,7 @@ class Witness:
         return {
             "description": self.describe(),
             "event": self.event.to_dict(),
+            "partner_event": None if self.partner is None else self.partner.to_dict(),
             "direction": self.direction,
             "count_p": b.k_p, "count_q": b.k_q, "n": b.n_p, "n_q": b.n_q,
             "ratio_lower": b.ratio_low,

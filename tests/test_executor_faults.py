@@ -95,7 +95,7 @@ def dask_processes(mechs):
     """A LocalCluster of two worker processes (spawned after ``mechs`` is importable)."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         yield client
 

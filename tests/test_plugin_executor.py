@@ -122,7 +122,7 @@ def test_scheduler_option_gives_the_local_records_also_under_xdist(suite):
     local = records(suite, "local")
     pids(suite)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         client.upload_file(str(suite.path / "exec_helpers.py"))
         worker_pids = set(client.run(os.getpid).values())
