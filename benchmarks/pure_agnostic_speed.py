@@ -21,22 +21,13 @@ import json
 import os
 import platform
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of
 
 from algorithms.pure_agnostic import ThresholdLearner, UserLearner, threshold_table
 from algorithms.pure_agnostic.testbeds import Distribution, sample_users
-
-
-def _best(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -54,8 +45,8 @@ def main() -> None:
                 z = sample_users(dist, n, m, rng)[0]
                 mech = (UserLearner(1.0, 0.1, m, threshold_table(domain)) if name == "UserLearner"
                         else ThresholdLearner(1.0, 0.1, m, domain))
-                many = _best(lambda mech=mech, z=z: mech.sample(z, args.runs, rng), args.repeats)
-                one = _best(lambda mech=mech, z=z: mech.sample(z, 1, rng), args.repeats)
+                many = best_of(lambda mech=mech, z=z: mech.sample(z, args.runs, rng), args.repeats)
+                one = best_of(lambda mech=mech, z=z: mech.sample(z, 1, rng), args.repeats)
                 rec = {"mechanism": name, "domain": domain, "users": n, "m": m,
                        "runs": args.runs, "runs_per_second": args.runs / many,
                        "batch_seconds": many, "single_run_seconds": one}

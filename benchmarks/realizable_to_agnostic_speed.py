@@ -25,22 +25,13 @@ import json
 import os
 import platform
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of
 
 from algorithms.realizable_to_agnostic.agnostic import Agnostic, draw_subset_counts
-
-
-def _best(fn: Callable[[], object], repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:
@@ -72,7 +63,7 @@ def main() -> None:
     }
     records = []
     for name, fn in stages.items():
-        secs = _best(fn, args.repeats)
+        secs = best_of(fn, args.repeats)
         records.append({"stage": name, "runs": b, "batch_seconds": secs,
                         "runs_per_second": b / secs, "microseconds_per_run": secs / b * 1e6})
         print(f"{name:26s} {b / secs:10.0f} runs/s ({secs / b * 1e6:6.2f} µs/run)", flush=True)

@@ -23,20 +23,11 @@ import pytest
 
 from algorithms.realizable_to_agnostic.bounds import theorem36_bounds
 from algorithms.realizable_to_agnostic.composite import Composite
+from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import ApproxDP, PureDP, Replace
 from dpcheck.exact import privacy_loss
 
 TOL = 1e-9
-
-
-def _unique_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Notes §4.3 P5: x* = 0 unique at index 0 of S, replaced by the common value 3 in S′."""
-    s = np.tile([3, 1], (n, 1))
-    s[0] = [0, 1]
-    s[1: n // 2, 1] = 0
-    sp = s.copy()
-    sp[0] = [3, 0]
-    return s, sp
 
 
 def _em_pair() -> tuple[np.ndarray, np.ndarray]:
@@ -50,8 +41,8 @@ def _em_pair() -> tuple[np.ndarray, np.ndarray]:
 #: B is Lemma 2.12's extreme ε_p = 1 (k = 6 = 6ε_p m), pure; C the proper EM learner. The
 #: count base and the δ_p-leak count draws of the changed point x* = S[0, 0].
 CONFIGS = [
-    ("A_count_eps_p=eps", "count", 1 / 3, 18, 3, 1 / 3, 1e-3, _unique_pair(18)),
-    ("B_count_eps_p=1", "count", 1 / 3, 18, 1, 1.0, 0.0, _unique_pair(18)),
+    ("A_count_eps_p=eps", "count", 1 / 3, 18, 3, 1 / 3, 1e-3, unique_record_pair(18)),
+    ("B_count_eps_p=1", "count", 1 / 3, 18, 1, 1.0, 0.0, unique_record_pair(18)),
     ("C_em_proper", "em", 1 / 6, 12, 2, 1 / 6, 1e-3, _em_pair()),
 ]
 PRIVACY_MUTANTS = ["draw_n", "pac_eps5"]

@@ -23,6 +23,7 @@ from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
+from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
 from dpcheck.exact import privacy_loss
 
@@ -60,15 +61,7 @@ def test_exponential_mechanism_is_private(variant: str, dp_audit: Any, dp_record
 
 def _end_to_end_pairs() -> list[tuple[str, float, int, np.ndarray, np.ndarray]]:
     """Notes §4.3 P5: x* = 0 unique at index 0 of S, replaced by the common value in S′."""
-    out = []
-    for n, eps in ((40, 1 / 40), (100, 0.01)):
-        s = np.tile([3, 1], (n, 1))
-        s[0] = [0, 1]
-        s[1: n // 2, 1] = 0
-        sp = s.copy()
-        sp[0] = [3, 0]
-        out.append(("rr", eps, n, s, sp))
-    return out
+    return [("rr", eps, n, *unique_record_pair(n)) for n, eps in ((40, 1 / 40), (100, 0.01))]
 
 
 END_TO_END_MUTANTS = ["first_k", "relabel_all", "base_eps5"]

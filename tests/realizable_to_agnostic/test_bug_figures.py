@@ -25,21 +25,13 @@ from algorithms.realizable_to_agnostic.tables import (
     poisson_tables,
     subset_tables,
 )
+from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck.exact import privacy_loss
 
 
 def _loss(bug: str, dom: int, eps: float, s: np.ndarray, sp: np.ndarray, **kw: object) -> float:
     m = Agnostic(dom, eps, bug=bug, **kw)
     return privacy_loss(m.pmf(s), m.pmf(sp)).epsilon
-
-
-def _rr_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
-    s = np.tile([3, 1], (n, 1))
-    s[0] = [0, 1]
-    s[1: n // 2, 1] = 0
-    sp = s.copy()
-    sp[0] = [3, 0]
-    return s, sp
 
 
 @pytest.mark.parametrize("n, eps, poisson, reference", [
@@ -51,7 +43,7 @@ def test_poisson_rr_pairs_within_bound(n: int, eps: float, poisson: float,
     probability ε = k/n under both schemes, so the exact loss equals the reference's
     ln(1 + ε(e − 1)) — far below the derived bound (0.578, 0.269). A documented non-violation,
     not a mutant."""
-    s, sp = _rr_pair(n)
+    s, sp = unique_record_pair(n)
     got = {b: _loss(b, 6, eps, s, sp, learner="rr", x_star=0) for b in ("poisson", "reference")}
     assert got["poisson"] == pytest.approx(poisson, abs=1e-6)
     assert got["reference"] == pytest.approx(reference, abs=1e-6)
@@ -221,6 +213,6 @@ def test_floor_k_is_caught_by_the_size_condition_not_by_its_loss(n: int, eps: fl
     *lower* than the reference's (fewer records in T), so no privacy audit can catch it; the
     claim test catches it through the proof's size condition |T| ≥ εn
     (test_privacy_crafted.py::test_subset_size_condition)."""
-    s, sp = _rr_pair(n)
+    s, sp = unique_record_pair(n)
     assert _loss("floor_k", 6, eps, s, sp, learner="rr") == pytest.approx(floor, abs=1e-6)
     assert _loss("reference", 6, eps, s, sp, learner="rr") == pytest.approx(ceil, abs=1e-6)
