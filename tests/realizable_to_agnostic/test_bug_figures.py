@@ -183,23 +183,18 @@ def test_with_replacement_sampling_within_bound() -> None:
     ε = 1/6, k = 2): 0.008897 (reference 0.008755, bound 1.959); one-point crafted pairs on
     {0, 1, 2}, n = 9, ε = 1/3, k = 3: x* moved 0.1838 (reference 0.1904, bound 2.783),
     label-only 0.1066 (reference 0.1007, claim 1/3). A documented non-violation."""
-    m = Agnostic(6, 1 / 6)
-    s = np.array([[4, 1]] + [[1, 0]] * 5 + [[5, 1]] * 6)
-    sp = s.copy()
-    sp[0] = [1, 0]
-    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    def loss(m: Agnostic, s: np.ndarray, first: list[int]) -> float:
+        sp = s.copy()
+        sp[0] = first                          # the neighbour: record 0 replaced
+        return privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+
+    got = loss(Agnostic(6, 1 / 6), np.array([[4, 1]] + [[1, 0]] * 5 + [[5, 1]] * 6), [1, 0])
     assert got == pytest.approx(0.008897, abs=1e-6)
     m = Agnostic(3, 1 / 3)
-    s = np.array([[0, 1]] + [[2, 0]] * 3 + [[2, 1]] * 5)
-    sp = s.copy()
-    sp[0] = [2, 0]
-    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    got = loss(m, np.array([[0, 1]] + [[2, 0]] * 3 + [[2, 1]] * 5), [2, 0])
     assert got == pytest.approx(0.1838, abs=1e-4)
     assert got <= lemma31_epsilon(9, 1 / 3, 3)
-    s = np.array([[2, 0]] * 3 + [[2, 1]] * 6)
-    sp = s.copy()
-    sp[0, 1] = 1
-    got = privacy_loss(_with_replacement_pmf(m, s), _with_replacement_pmf(m, sp)).epsilon
+    got = loss(m, np.array([[2, 0]] * 3 + [[2, 1]] * 6), [2, 1])   # label-only flip
     assert got == pytest.approx(0.1066, abs=1e-4)
     assert got <= 1 / 3
 
