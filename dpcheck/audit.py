@@ -43,6 +43,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,8 +54,10 @@ from ._validation import check_alpha, check_int, check_probability, check_seed
 from .checkpoint import Checkpoint, fingerprint, stable_name
 from .claims import ApproxDP, PureDP
 from .errors import GlobalRandomStateWarning, InvalidArgument
-from .events import MAX_ATOMS, Candidate, Event, select_events
-from .executor import check_executor, chunk_generator, chunk_sizes, run_chunks
+from .events import MAX_ATOMS, Candidate, select_events
+from . import confirm as _confirmation
+from .confirm import CHUNK, confirm_counts, oriented_counts
+from .executor import check_executor
 from .features import FeatureMap, Featurizer
 from .mechanism import as_sampler, draw, mechanism_name, pmf_of
 from .results import AuditResult, Witness
@@ -64,8 +67,6 @@ from .ties import randomise_ties
 
 __all__ = ["audit", "exploration_size", "CHUNK"]
 
-#: Confirmation samples are drawn in chunks of this many outputs (fixed: results depend on it).
-CHUNK = 1 << 20
 _MIN_EXPLORE = 1000
 #: Pure claims with at least this many confirmation outputs per side Poissonize the
 #: confirmation sizes (enables the conditional ratio test).
@@ -189,9 +190,70 @@ def audit(
     (False, True)
     """
     start = time.perf_counter()
+    samples = check_int(samples, "samples", minimum=2)
+    setup = _setup(
+        mechanism, claim, samples=samples, alpha=alpha, seed=seed, relation=relation,
+        features=features, candidates=candidates, explore_fraction=explore_fraction,
+        max_atoms=max_atoms, progress=progress, float_features=float_features,
+        executor=executor, checkpoint=checkpoint, ties=ties)
+    if relation is not None:
+        relation.check(d, d_prime)
+    n_explore = exploration_size(samples, setup.explore_fraction)
+    explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
+    return finish(setup, explored, start=start)
+
+
+@dataclass(frozen=True, eq=False)
+class Setup:
+    """The validated arguments of one audit (shared by the pairs of :func:`dpcheck.audit_pairs`)."""
+
+    mechanism: Any
+    sampler: Any
+    claim: PureDP | ApproxDP
+    alpha: float
+    seed_seq: np.random.SeedSequence
+    relation: Any
+    features: FeatureMap | None
+    candidates: int
+    explore_fraction: float
+    max_atoms: int
+    progress: Callable[[int, int], None] | None
+    float_features: bool
+    executor: Any
+    checkpoint: str | os.PathLike[str] | None
+    ties: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Explored:
+    """One pair after exploration: the events chosen for ``n_confirm`` confirmation outputs per
+    side, and ``score``, the best of their projected bounds on the validation half."""
+
+    d: Any
+    d_prime: Any
+    seed_seq: np.random.SeedSequence
+    out_d: NDArray[Any]
+    out_dp: NDArray[Any]
+    featurizer: Featurizer
+    chosen: list[Candidate]
+    scored: int
+    n_confirm: int
+    poisson: bool
+
+    @property
+    def score(self) -> float:
+        return max(c.score for c in self.chosen)
+
+
+def _setup(
+    mechanism: Any, claim: Any, *, samples: Any, alpha: Any, seed: Any, relation: Any,
+    features: Any, candidates: Any, explore_fraction: Any, max_atoms: Any, progress: Any,
+    float_features: Any, executor: Any, checkpoint: Any, ties: Any,
+) -> Setup:
+    """Validate the arguments of :func:`audit` (everything but the pair itself)."""
     if not isinstance(claim, (PureDP, ApproxDP)):
         raise InvalidArgument(f"claim={claim!r} must be a dpcheck.PureDP or dpcheck.ApproxDP")
-    samples = check_int(samples, "samples", minimum=2)
+    check_int(samples, "samples", minimum=2)
     alpha = check_alpha(alpha)
     seed_seq = check_seed(seed)
     candidates = check_int(candidates, "candidates", minimum=1)
@@ -208,49 +270,76 @@ def audit(
             ) from exc
         except ValueError:  # builtins without a signature: trust them
             pass
-    if relation is not None:
-        if isinstance(relation, type) or not callable(getattr(relation, "check", None)):
-            raise InvalidArgument(f"relation={relation!r} must be a dpcheck neighbour relation")
-        relation.check(d, d_prime)
+    if relation is not None and (
+            isinstance(relation, type) or not callable(getattr(relation, "check", None))):
+        raise InvalidArgument(f"relation={relation!r} must be a dpcheck neighbour relation")
     executor = check_executor(executor)
     sampler = as_sampler(mechanism)
     if not isinstance(float_features, bool):
         raise InvalidArgument(f"float_features={float_features!r} must be True or False")
     if not isinstance(ties, bool):
         raise InvalidArgument(f"ties={ties!r} must be True or False")
-    saved = None
-    if checkpoint is not None:
-        saved = Checkpoint.open(checkpoint, fingerprint(
-            mechanism, d, d_prime, claim, samples=samples, alpha=alpha, chunk=CHUNK,
-            seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
-            candidates=candidates, explore_fraction=explore_fraction, max_atoms=max_atoms,
-            float_features=float_features, ties=ties,
-            features=None if features is None else stable_name(features)))
+    return Setup(mechanism, sampler, claim, alpha, seed_seq, relation, features, candidates,
+                 explore_fraction, max_atoms, progress, float_features, executor, checkpoint,
+                 ties)
 
-    n_explore = exploration_size(samples, explore_fraction)
-    n_confirm = samples - n_explore
+
+def explore(
+    setup: Setup, d: Any, d_prime: Any, *, n_explore: int, n_confirm: int,
+    seed_seq: np.random.SeedSequence | None = None,
+) -> Explored:
+    """Draw ``n_explore`` outputs per side and choose the events to confirm on ``n_confirm``
+    fresh outputs per side (design §4 rule 1: nothing drawn here is counted again)."""
+    seed_seq = setup.seed_seq if seed_seq is None else seed_seq
+    mechanism, sampler, claim = setup.mechanism, setup.sampler, setup.claim
     before = _global_state()
     out_d = draw(sampler, d, n_explore, generator(seed_seq, "explore", 0), arg="mechanism")
     if _global_state() != before:
         warnings.warn(
             f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
             "the rng it is given: the audit's seed does not determine its outputs, so results "
-            "cannot be replayed", GlobalRandomStateWarning, stacklevel=2)
+            "cannot be replayed", GlobalRandomStateWarning, stacklevel=3)
     out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, "explore", 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
-    featurizer = Featurizer.build(out_d, features, out_dp, float_bits=float_features)
+    featurizer = Featurizer.build(out_d, setup.features, out_dp,
+                                  float_bits=setup.float_features)
     poisson = isinstance(claim, PureDP) and n_confirm >= POISSON_MIN
     cols_d, cols_dp = featurizer(out_d), featurizer(out_dp)
+    k = setup.candidates
     chosen, scored = select_events(
         cols_d, cols_dp, featurizer.features, n_confirm=n_confirm,
-        alpha_each=alpha / (2 * candidates), delta=claim.delta, k=candidates,
-        max_atoms=max_atoms, ratio=poisson,
+        alpha_each=setup.alpha / (2 * k), delta=claim.delta, k=k,
+        max_atoms=setup.max_atoms, ratio=poisson,
     )
-    if ties:  # randomised boundary atoms (dpcheck.ties), chosen on the exploration sample
+    if setup.ties:  # randomised boundary atoms (dpcheck.ties), chosen on the exploration sample
         chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
-                                alpha_each=alpha / (2 * len(chosen)), delta=claim.delta)
+                                alpha_each=setup.alpha / (2 * len(chosen)), delta=claim.delta)
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
-    if poisson:  # confirmation sizes ~ Poisson, from their own stream (see module docstring)
+    return Explored(d, d_prime, seed_seq, out_d, out_dp, featurizer, chosen, scored, n_confirm,
+                    poisson)
+
+
+def finish(
+    setup: Setup, explored: Explored, *, start: float, done: int | None = None,
+    total: int | None = None,
+) -> AuditResult:
+    """Confirm the events of ``explored`` on fresh samples and certify them (steps 2 and 3 of
+    the module docstring). ``done``/``total``: progress already made and planned (both sides;
+    default: this pair's exploration and its whole budget)."""
+    claim, alpha, mechanism = setup.claim, setup.alpha, setup.mechanism
+    d, d_prime, seed_seq, chosen = explored.d, explored.d_prime, explored.seed_seq, explored.chosen
+    n_explore, n_confirm = explored.out_d.shape[0], explored.n_confirm
+    samples = n_explore + n_confirm
+    saved = None
+    if setup.checkpoint is not None:
+        saved = Checkpoint.open(setup.checkpoint, fingerprint(
+            mechanism, d, d_prime, claim, samples=samples, alpha=alpha,
+            chunk=_confirmation.CHUNK,
+            seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
+            candidates=setup.candidates, explore_fraction=setup.explore_fraction,
+            max_atoms=setup.max_atoms, float_features=setup.float_features, ties=setup.ties,
+            features=None if setup.features is None else stable_name(setup.features)))
+    if explored.poisson:  # confirmation sizes ~ Poisson, from their own stream (module docstring)
         size_rng = generator(seed_seq, "confirm-size")
         sizes = tuple(int(v) for v in size_rng.poisson(poisson_size(n_confirm), 2))
     else:
@@ -258,22 +347,16 @@ def audit(
     if saved is not None:
         saved.bind(tuple((c.event, c.partner, c.direction, c.method) for c in chosen),
                    [f"{c.event.describe()} ({c.direction})" for c in chosen], sizes)
-    counts = _confirm(sampler, d, d_prime, featurizer, chosen, sizes, seed_seq,
-                      (out_d.shape[1:], out_d.dtype.kind), progress, 2 * n_explore, 2 * samples,
-                      executor, saved)
+    out_d, out_dp = explored.out_d, explored.out_dp
+    counts = confirm_counts(setup.sampler, d, d_prime, explored.featurizer, chosen, sizes, seed_seq,
+                      (out_d.shape[1:], out_d.dtype.kind), setup.progress,
+                      2 * n_explore if done is None else done,
+                      2 * samples if total is None else total, setup.executor, saved)
 
     level = alpha / len(chosen)
     witnesses = []
     p_values = []
-    extra = iter(counts[len(chosen):])  # the partners' counts, in order
-    for cand, (c_d, c_dp) in zip(chosen, counts):
-        forward = cand.direction == "d>d_prime"
-        k_p, k_q = (c_d, c_dp) if forward else (c_dp, c_d)
-        n_p, n_q = sizes if forward else sizes[::-1]
-        if cand.partner is not None:  # paired event (dpcheck.paired): combined Poisson counts
-            o_d, o_dp = next(extra)
-            k_p, k_q = (k_p + o_dp, k_q + o_d) if forward else (k_p + o_d, k_q + o_dp)
-            n_p = n_q = sizes[0] + sizes[1]
+    for cand, (k_p, n_p, k_q, n_q) in zip(chosen, oriented_counts(chosen, counts, sizes)):
         bound = event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=level)
         if cand.method == "ratio":
             bound = dataclasses.replace(bound, ratio_low=ratio_lower(k_p, k_q, alpha=level))
@@ -290,6 +373,7 @@ def audit(
     p_value = min(1.0, len(chosen) * min(p_values))
 
     exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim, out_d, out_dp)
+    relation = setup.relation
     return AuditResult(
         claim=claim,
         violation=bool(epsilon_lower > claim.epsilon),
@@ -304,8 +388,8 @@ def audit(
         seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
         seconds=time.perf_counter() - start,
         confirmed=tuple(witnesses),
-        candidates_scored=scored,
-        features=featurizer.to_dict(),
+        candidates_scored=explored.scored,
+        features=explored.featurizer.to_dict(),
         mechanism=mechanism_name(mechanism),
         relation=None if relation is None else str(getattr(relation, "name", relation)),
         pair=(d, d_prime),
@@ -340,60 +424,6 @@ def _label_rows(
             cand = dataclasses.replace(cand, event=dataclasses.replace(ev, labels=labels))
         labelled.append(cand)
     return labelled
-
-
-def _confirm(
-    sampler: Any, d: Any, d_prime: Any, featurizer: Featurizer, chosen: list[Candidate],
-    sizes: tuple[int, int], seed_seq: np.random.SeedSequence, shape: tuple[tuple[int, ...], str],
-    progress: Callable[[int, int], None] | None, done: int, total: int, executor: Any = None,
-    saved: Checkpoint | None = None,
-) -> list[tuple[int, int]]:
-    """Count every chosen event (then every partner of a paired one) on fresh samples of both
-    sides, in chunks of :data:`CHUNK` (each with its own stream, see :func:`dpcheck.executor.chunk_generator`), run by
-    ``executor``; only the counts come back. Chunks saved in ``saved`` are not drawn again;
-    each finished chunk is saved there before ``progress`` hears of it."""
-    events = (tuple(cand.event for cand in chosen)
-              + tuple(cand.partner for cand in chosen if cand.partner is not None))
-    counts = np.zeros((len(events), 2), dtype=np.int64)
-    drawn = [0]
-    tasks = []
-    for side, data in enumerate((d, d_prime)):
-        for i, size in enumerate(chunk_sizes(sizes[side], CHUNK)):
-            old = None if saved is None else saved.get(side, i, len(events))
-            if old is None:
-                tasks.append((sampler, data, size, seed_seq, side, i, featurizer, events, shape))
-            else:
-                counts[:, side] += np.asarray(old, dtype=np.int64)
-                drawn[0] += size
-    planned = max(sum(sizes), 1)
-
-    def finished(k: int, part: NDArray[np.int64]) -> None:
-        # Poisson sizes: progress scaled to the budget, ends at total
-        if saved is not None:
-            saved.record(tasks[k][4], tasks[k][5], [int(c) for c in part])
-        drawn[0] += tasks[k][2]
-        if progress is not None:
-            progress(done + (total - done) * drawn[0] // planned, total)
-
-    parts = run_chunks(executor, count_chunk, tasks, finished)
-    for task, part in zip(tasks, parts):
-        counts[:, task[4]] += part
-    return [(int(a), int(b)) for a, b in counts]
-
-
-def count_chunk(
-    sampler: Any, data: Any, size: int, seed_seq: np.random.SeedSequence, side: int, index: int,
-    featurizer: Featurizer, events: tuple[Event, ...], shape: tuple[tuple[int, ...], str],
-) -> NDArray[np.int64]:
-    """Draw chunk ``index`` of side ``side`` (``size`` outputs) and count each event in it
-    (the unit of work sent to an executor's workers)."""
-    rng = chunk_generator(seed_seq, "confirm", side, index)
-    out = draw(sampler, data, size, rng, arg="mechanism", trailing=shape[0], kind=shape[1])
-    cols = featurizer(out, only={ev.feature for ev in events})
-    if not any(ev.tie_value is not None for ev in events):
-        return np.array([ev.count(cols) for ev in events], dtype=np.int64)
-    coins = chunk_generator(seed_seq, "confirm-ties", side, index)  # randomised events
-    return np.array([ev.count_random(cols, coins) for ev in events], dtype=np.int64)
 
 
 def _exact(

@@ -7,7 +7,7 @@ The Neyman–Pearson-optimal test is randomised on the boundary atom: the event 
 the exploration sample, membership is a Bernoulli variable per output (the coin is independent
 of everything else), so the confirmation counts are binomial (Poisson with Poissonized sizes)
 exactly as for a plain event, and every exact test of :mod:`dpcheck.stats` applies unchanged;
-the coins come from a seeded stream per confirmation chunk (:func:`dpcheck.audit.count_chunk`),
+the coins come from a seeded stream per confirmation chunk (:func:`dpcheck.confirm.count_chunk`),
 so results stay bit-identical across executors.
 
 :func:`randomise_ties` refines the chosen half-line candidates (and both halves of paired ones,

@@ -32,7 +32,7 @@ import pytest
 from dpcheck import InvalidArgument, PureDP, WorkerLost, audit
 from dpcheck.audit import exploration_size
 
-AUDIT_MODULE = sys.modules["dpcheck.audit"]
+AUDIT_MODULE = sys.modules["dpcheck.confirm"]  # CHUNK and count_chunk live there
 CHUNK = 5_000
 SAMPLES = 60_000  # 6 000 explored, Poisson(≈53 300) confirmed per side: 11 chunks per side
 SPAWN = multiprocessing.get_context("spawn")

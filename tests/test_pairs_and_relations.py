@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 import dpcheck
+from algorithms.mechanisms.primitives import RandomizedResponse
 from algorithms.zoo import get
 from dpcheck import GlobalRandomStateWarning, InvalidArgument, PureDP, QueryAnswers, audit_pairs
+from dpcheck.audit import exploration_size
 from dpcheck.rng import child
 
 
@@ -58,3 +60,107 @@ def test_mechanism_using_the_global_numpy_state_is_warned_about():
 
     with pytest.warns(GlobalRandomStateWarning, match="global np.random state"):
         dpcheck.audit(global_state_count, [1], [0], PureDP(1.0), samples=5_000, seed=0)
+
+
+# --- confirm="best": explore every pair, confirm the chosen one on the pooled budget ---------
+
+_RR = RandomizedResponse(1.0, 4)
+#: Four pairs of 4-ary randomized response, each exactly 1-DP (the true ε of every pair).
+_RR_PAIRS = [([0], [1]), ([1], [2]), ([2], [3]), ([0], [3])]
+
+
+class _Counting:
+    """Wraps a mechanism and counts the outputs it is asked for (mechanism calls)."""
+
+    def __init__(self, mech):
+        self.mech, self.outputs = mech, 0
+
+    def sample(self, data, size, rng):
+        self.outputs += size
+        return self.mech.sample(data, size, rng)
+
+
+def test_confirm_best_costs_the_same_calls_and_confirms_one_pair_at_full_alpha():
+    counted = _Counting(_RR)
+    r = audit_pairs(counted, _RR_PAIRS, PureDP(1.0), samples=20_000, seed=3, confirm="best")
+    budget = 2 * 20_000 * len(_RR_PAIRS)  # what confirm="each" draws (Poisson sizes aside)
+    assert 0.97 * budget < counted.outputs <= budget
+    assert r.confirm == "best" and len(r.results) == len(_RR_PAIRS) and len(r.scores) == 4
+    assert [x is None for x in r.results].count(False) == 1 and r.results[r.best] is r.audit
+    n_explore = exploration_size(20_000)
+    assert r.audit.alpha == 0.05  # no Bonferroni factor over the pairs
+    assert r.audit.confirm_samples == 4 * (20_000 - 2 * n_explore)  # pooled, minus the pilot
+    assert r.best == int(np.argmax(r.scores)) and r.p_value == r.audit.p_value
+    assert 0.5 < r.epsilon_lower <= 1.0
+    d = r.to_dict()
+    assert d["confirm"] == "best" and sum(x is None for x in d["results"]) == 3
+    again = audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=20_000, seed=3, confirm="best")
+    assert again.epsilon_lower == r.epsilon_lower  # same seed, same result
+    one = [_RR_PAIRS[1]]  # a single pair: "best" is "each" (no pilot, same streams)
+    a = audit_pairs(_RR, one, PureDP(1.0), samples=20_000, seed=3, confirm="best").audit
+    b = audit_pairs(_RR, one, PureDP(1.0), samples=20_000, seed=3).audit
+    assert [w.describe() for w in a.confirmed] == [w.describe() for w in b.confirmed]
+    assert a.epsilon_lower == b.epsilon_lower
+
+
+def test_confirm_best_prefers_a_support_mismatch():
+    """A pair whose outputs under D′ never hit an event seen under D (infinite ε) wins over
+    pairs with a finite ratio, and is refuted."""
+    def mech(data, size, rng):  # data = [shift]; shift 2 moves the support
+        return np.floor(rng.random(size) * 4) + data[0]
+
+    pairs = [([0], [0]), ([0], [2]), ([1], [1])]
+    r = audit_pairs(mech, pairs, PureDP(1.0), samples=5_000, seed=0, confirm="best")
+    assert r.best == 1 and r.violation and r.epsilon_lower > 1.0
+
+
+def test_confirm_best_pools_the_budget_into_a_sharper_bound():
+    """One pair leaks (ε = 2), three do not (ε = 0.5): "best" finds the leaky one on the
+    exploration and pilot samples and certifies more of its ε than "each", because its counts
+    are 4× larger and no Bonferroni factor 4 is paid (same seeds, same calls)."""
+    mechs = {0: RandomizedResponse(0.5, 4), 1: RandomizedResponse(2.0, 4)}
+
+    def mech(data, size, rng):  # data = [which, x]
+        return mechs[data[0]].sample([data[1]], size, rng)
+
+    pairs = [([0, 0], [0, 1]), ([0, 2], [0, 3]), ([1, 0], [1, 3]), ([0, 1], [0, 2])]
+    claim = PureDP(1.0)
+    each = np.array([audit_pairs(mech, pairs, claim, samples=1_000, seed=s).epsilon_lower
+                     for s in range(10)])
+    best = [audit_pairs(mech, pairs, claim, samples=1_000, seed=s, confirm="best")
+            for s in range(10)]
+    sharp = np.array([b.epsilon_lower for b in best])
+    assert all(b.best == 2 for b in best)
+    assert np.mean(sharp) > np.mean(each) + 0.1 and np.sum(sharp > each) >= 8, (each, sharp)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5])
+def test_confirm_best_coverage_at_true_epsilon(alpha, record_property):
+    """Calibration (design §4 rule 3): four pairs, each exactly 1-DP, claimed at ε = 1; over
+    200 seeds the chosen pair's bound exceeds 1 in at most an α share of runs."""
+    over = sum(audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=2_000, alpha=alpha, seed=s,
+                           confirm="best").epsilon_lower > 1.0 for s in range(200))
+    record_property("miscoverage", {"count": over, "runs": 200, "alpha": alpha})
+    assert over / 200 <= alpha
+
+
+def test_confirm_best_coverage_harness_catches_a_missing_bonferroni_factor():
+    """The harness above can fail: the largest of four per-pair bounds, each at the full α
+    (what confirm="each" would do without its Bonferroni factor), exceeds the truth in more
+    than an α = 0.5 share of the 200 runs."""
+    over = sum(max(dpcheck.audit(_RR, d, dp, PureDP(1.0), samples=2_000, alpha=0.5,
+                                 seed=child(np.random.SeedSequence(s), "pair", i)).epsilon_lower
+                   for i, (d, dp) in enumerate(_RR_PAIRS)) > 1.0 for s in range(200))
+    assert over / 200 > 0.5
+
+
+def test_confirm_best_rejects_bad_options():
+    with pytest.raises(InvalidArgument, match="confirm='all' must be 'each' or 'best'"):
+        audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=1000, confirm="all")
+    with pytest.raises(InvalidArgument, match="sample=1000 is not an option of audit"):
+        audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), sample=1000, confirm="best")
+    with pytest.raises(InvalidArgument, match="must be > 0"):
+        audit_pairs(_RR, _RR_PAIRS, PureDP(-1.0), samples=1000, confirm="best")
+    with pytest.raises(InvalidArgument):
+        audit_pairs(_RR, [([0], [1, 2])], PureDP(1.0), samples=1000, confirm="best",
+                    relation=dpcheck.Replace())
