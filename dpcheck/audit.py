@@ -287,20 +287,32 @@ def _setup(
 def explore(
     setup: Setup, d: Any, d_prime: Any, *, n_explore: int, n_confirm: int,
     seed_seq: np.random.SeedSequence | None = None,
+    prior: tuple[NDArray[Any], NDArray[Any]] | None = None, stream: str = "explore",
 ) -> Explored:
     """Draw ``n_explore`` outputs per side and choose the events to confirm on ``n_confirm``
-    fresh outputs per side (design §4 rule 1: nothing drawn here is counted again)."""
+    fresh outputs per side (design §4 rule 1: nothing drawn here is counted again).
+
+    ``prior``: outputs of D and D′ from earlier exploration (never counted for confirmation),
+    put in front of the ``n_explore`` new ones; ``stream`` names the seed stream of the new
+    ones (distinct names give independent outputs)."""
     seed_seq = setup.seed_seq if seed_seq is None else seed_seq
     mechanism, sampler, claim = setup.mechanism, setup.sampler, setup.claim
+    trailing = kind = None
+    if prior is not None:
+        trailing, kind = prior[0].shape[1:], prior[0].dtype.kind
     before = _global_state()
-    out_d = draw(sampler, d, n_explore, generator(seed_seq, "explore", 0), arg="mechanism")
+    out_d = draw(sampler, d, n_explore, generator(seed_seq, stream, 0), arg="mechanism",
+                 trailing=trailing, kind=kind)
     if _global_state() != before:
         warnings.warn(
             f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
             "the rng it is given: the audit's seed does not determine its outputs, so results "
             "cannot be replayed", GlobalRandomStateWarning, stacklevel=3)
-    out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, "explore", 1),
+    out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, stream, 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
+    if prior is not None:
+        out_d = np.concatenate([prior[0], out_d])
+        out_dp = np.concatenate([prior[1], out_dp])
     featurizer = Featurizer.build(out_d, setup.features, out_dp,
                                   float_bits=setup.float_features)
     poisson = isinstance(claim, PureDP) and n_confirm >= POISSON_MIN
@@ -416,7 +428,15 @@ def _label_rows(
     labelled = []
     for cand in chosen:
         ev = cand.event
-        if ev.kind == "atoms" and featurizer.features[ev.feature].name == "row":
+        if ev.kind == "atoms" and featurizer.features[ev.feature].name == "cells(output)":
+            assert featurizer.llr is not None
+            rows = np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
+                                   out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])
+            codes = featurizer.llr.codes(rows) if rows.size else np.empty((0, 0), np.intp)
+            uniq = np.unique(codes, axis=0) if codes.size else codes
+            labels = tuple(featurizer.llr.describe_cell(c) for c in uniq[:1000])
+            cand = dataclasses.replace(cand, event=dataclasses.replace(ev, labels=labels))
+        elif ev.kind == "atoms" and featurizer.features[ev.feature].name == "row":
             rows = np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
                                    out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])
             uniq = np.unique(rows, axis=0) if rows.size else rows

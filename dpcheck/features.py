@@ -9,12 +9,20 @@ An event family needs a scalar to threshold or a value to match. Outputs are map
   logistic-regression score and a count of coordinates above their median
   (:mod:`dpcheck.learned`), and one *categorical* feature, a 64-bit
   hash of the whole row, so repeated rows (e.g. sparse-vector answer patterns) become atoms;
+  when a coordinate is continuous but the rows fall into at most :data:`MAX_CELLS` joint cells
+  of the naive-Bayes coding (a value released at one of a few positions, the rest sentinels:
+  sparse vector with numeric answers), the cell of the row, ``cells(output)``, is a categorical
+  feature too, so likelihood-ratio-ordered unions of (position, value range) cells are events;
+* vector outputs with at most :data:`FEW_ROWS` distinct rows in the exploration sample (answer
+  patterns) → the row alone: its likelihood-ratio-ordered atom unions are the Neyman–Pearson
+  events and every other view is a coarser union of the same rows;
 * string outputs → a categorical feature;
 * a user ``features=`` map ``outputs -> (n,) or (n, m) array`` replaces the projections.
 
 The learned score ``llr(output)`` is a naive-Bayes estimate of ``ln P_D(x)/P_D′(x)``: for each
-coordinate, a histogram on :data:`LLR_BINS` pooled-quantile bins of the exploration outputs gives
-a smoothed per-bin log ratio, and the score is their sum over coordinates. Half-lines on it
+coordinate, a histogram on the cells of :func:`dpcheck.learned.column_coding` (a cell per
+categorical value or sentinel, :data:`LLR_BINS` pooled-quantile bins of the regular values)
+gives a smoothed per-cell log ratio, and the score is their sum over coordinates. Half-lines on it
 approximate the Neyman–Pearson-optimal events when coordinates are (nearly) independent — e.g.
 composed noisy releases — without the user writing a feature map. It is fitted on the
 exploration sample only, so it is a fixed function by the time confirmation samples are drawn.
@@ -34,7 +42,7 @@ from numpy.typing import NDArray
 
 from . import float_features
 from .errors import InvalidArgument
-from .learned import LogisticScore, SignCount
+from .learned import MAX_FIT_ROWS, LogisticScore, SignCount, _Column, column_coding
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
 
@@ -48,6 +56,13 @@ LLR_BINS = 8
 #: (:mod:`dpcheck.learned`) are fitted when the generation half of the exploration sample has
 #: at least this many outputs per side (audits of ≥ ~10⁵ samples per side).
 LEARN_MIN_ROWS = 5000
+#: Vector outputs with a continuous (binned) coordinate get the categorical feature
+#: ``cells(output)`` — the joint cell of the naive-Bayes coding — when the generation half of
+#: the exploration sample shows at most this many distinct cells (both sides pooled).
+MAX_CELLS = 1024
+#: Vector outputs whose exploration sample (both sides) shows at most this many distinct rows
+#: are audited on the row alone (atoms and their likelihood-ratio-ordered unions).
+FEW_ROWS = 64
 
 FeatureMap = Callable[[NDArray[Any]], Any]
 
@@ -89,35 +104,69 @@ class Feature:
 
 @dataclass(frozen=True, eq=False)
 class NaiveBayesLLR:
-    """Sum over coordinates of per-bin smoothed log ratios, fitted on exploration outputs."""
+    """Sum over coordinates of per-cell smoothed log ratios, fitted on exploration outputs.
 
-    edges: tuple[NDArray[np.float64], ...]
+    A coordinate's cells are those of :func:`dpcheck.learned.column_coding`: one per value of
+    a categorical coordinate, and for a continuous one a cell per sentinel (a repeated value
+    such as ``+inf`` for "not released") plus :data:`LLR_BINS` quantile bins of the *regular*
+    values, so a coordinate released in 3 % of the rows still gets bins on its released values.
+    """
+
+    columns: tuple[_Column, ...]
     tables: tuple[NDArray[np.float64], ...]
+    counts: tuple[NDArray[np.int64], ...]  # pooled cell counts of the fitting sample
 
     @classmethod
     def fit(cls, out_d: NDArray[Any], out_dp: NDArray[Any]) -> NaiveBayesLLR:
         """Fit on exploration outputs of D and D′ (2-d numeric arrays). The caller passes the
         generation half of the exploration sample, so the validation half stays untouched."""
-        edges, tables = [], []
-        levels = np.linspace(0.0, 1.0, LLR_BINS + 1)[1:-1]
+        columns, tables, counts = [], [], []
         for j in range(min(out_d.shape[1], MAX_LLR_COORDINATES)):
             a = out_d[:, j].astype(np.float64)
             b = out_dp[:, j].astype(np.float64)
-            pooled = np.concatenate([a, b])
-            finite = pooled[np.isfinite(pooled)]  # ±inf outputs fall in the end bins
-            e = np.unique(np.quantile(finite, levels)) if finite.size else np.empty(0)
-            ca = np.bincount(np.searchsorted(e, a, "right"), minlength=e.size + 1)
-            cb = np.bincount(np.searchsorted(e, b, "right"), minlength=e.size + 1)
-            edges.append(e)
+            col = column_coding(j, np.concatenate([a[:MAX_FIT_ROWS], b[:MAX_FIT_ROWS]]),
+                                LLR_BINS)
+            ca = np.bincount(col.codes(a), minlength=col.n_codes)
+            cb = np.bincount(col.codes(b), minlength=col.n_codes)
+            columns.append(col)
             tables.append(np.log((ca + 0.5) / (cb + 0.5)))
-        return cls(tuple(edges), tuple(tables))
+            counts.append(ca + cb)
+        return cls(tuple(columns), tuple(tables), tuple(counts))
 
     def __call__(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
         """The score of each output row."""
         score = np.zeros(outputs.shape[0])
-        for j, (e, t) in enumerate(zip(self.edges, self.tables)):  # loop over coordinates
-            score += t[np.searchsorted(e, outputs[:, j], "right")]
+        for col, t in zip(self.columns, self.tables):  # loop over coordinates
+            score += t[col.codes(outputs[:, col.index].astype(np.float64))]
         return score
+
+    @property
+    def binned(self) -> bool:
+        """Whether some coordinate is continuous (binned): only then are :meth:`cells` coarser
+        than the exact rows."""
+        return any(not c.categorical for c in self.columns)
+
+    def codes(self, outputs: NDArray[Any]) -> NDArray[np.intp]:
+        """The cell code of every coordinate of every row, shape ``(n, coordinates)``."""
+        return np.column_stack([c.codes(outputs[:, c.index].astype(np.float64))
+                                for c in self.columns])
+
+    def cells(self, outputs: NDArray[Any]) -> NDArray[np.uint64]:
+        """A 64-bit hash of each row's cell codes: the joint histogram cell of the row."""
+        return row_hash(self.codes(outputs))
+
+    def describe_cell(self, codes: NDArray[np.intp]) -> str:
+        """One row of :meth:`codes` in words (coordinates at their most frequent code left
+        out)."""
+        common = self.common
+        parts = [c.describe_code(int(k), f"output[{c.index}]")
+                 for c, k in zip(self.columns, codes) if k != common[c.index]]
+        return " and ".join(parts) if parts else "every coordinate at its most frequent cell"
+
+    @property
+    def common(self) -> dict[int, int]:
+        """The most frequent code of each coordinate on the fitting sample."""
+        return {c.index: int(np.argmax(k)) for c, k in zip(self.columns, self.counts)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +206,12 @@ class Featurizer:
             feats.append(Feature("output", numeric))
         elif outputs.shape[1] == 1:
             feats.append(Feature("output[0]", numeric))
+        elif numeric and outputs_prime is not None and _few_rows(outputs, outputs_prime):
+            # Every output is one of a few rows (answer patterns): the likelihood-ratio-ordered
+            # unions of those rows are the Neyman–Pearson events, and every event on another
+            # view (a coordinate, the sum, a learned score) is a coarser union of the same
+            # rows, which only adds candidates with lucky validation counts.
+            feats.append(Feature("row", False))
         elif numeric:
             k = outputs.shape[1]
             feats += [Feature(f"output[{j}]", True) for j in range(min(k, MAX_PROJECTIONS))]
@@ -166,6 +221,10 @@ class Featurizer:
                 half = outputs.shape[0] // 2
                 gen_d, gen_dp = outputs[:half], outputs_prime[:half]
                 llr = NaiveBayesLLR.fit(gen_d, gen_dp)
+                cells = llr.binned and np.unique(np.concatenate(
+                    [llr.cells(gen_d), llr.cells(gen_dp)])).size <= MAX_CELLS
+                if cells:
+                    feats.append(Feature("cells(output)", False))
                 logit = signs = None
                 if half >= LEARN_MIN_ROWS:  # below that the learned weights are mostly noise
                     logit = LogisticScore.fit(gen_d, gen_dp)
@@ -210,6 +269,9 @@ class Featurizer:
             elif name == "llr(output)":
                 assert self.llr is not None
                 cols.append(self.llr(outputs))
+            elif name == "cells(output)":
+                assert self.llr is not None
+                cols.append(self.llr.cells(outputs))
             elif name == "logit(output)":
                 assert self.logit is not None
                 cols.append(self.logit(outputs))
@@ -228,6 +290,12 @@ class Featurizer:
             "user_map": None if self.user_map is None else getattr(
                 self.user_map, "__qualname__", repr(self.user_map)),
         }
+
+
+def _few_rows(out_d: NDArray[Any], out_dp: NDArray[Any]) -> bool:
+    """Whether the exploration outputs of both sides show at most :data:`FEW_ROWS` distinct
+    rows."""
+    return bool(np.unique(np.concatenate([row_hash(out_d), row_hash(out_dp)])).size <= FEW_ROWS)
 
 
 def _apply_user_map(user_map: FeatureMap, outputs: NDArray[Any]) -> NDArray[np.float64]:

@@ -17,9 +17,16 @@ on a generic basis of each output row, built per column from the generation samp
   → one indicator per value except the most frequent;
 * any other column → the value itself (centred on the pooled median, scaled by the pooled
   inter-quartile range and clipped to ±:data:`CLIP`), its sign against the median, its absolute
-  deviation (a change of noise scale), and one indicator per **sentinel**: a value repeated in
-  the pooled sample although the column is continuous (``-1000`` for "no answer", ``+inf`` for
-  "not released"), which is then treated as a flag and not as a number.
+  deviation (a change of noise scale), indicators of :data:`VALUE_BINS` pooled-quantile bins
+  (a non-monotone log-likelihood ratio, such as a bump near a threshold, is piecewise constant
+  on them), and one indicator per **sentinel**: a value repeated in the pooled sample although
+  the column is continuous (``-1000`` for "no answer", ``+inf`` for "not released"), which is
+  then treated as a flag and not as a number. Centre, scale and bins come from the regular
+  (non-sentinel) values only: in a column that is "not released" in 95 % of the rows, bins on
+  all values would all sit on the sentinel.
+
+Both the logistic score and the naive-Bayes score of :mod:`dpcheck.features` code a column the
+same way (:meth:`_Column.codes`): one code per categorical level or sentinel, one per value bin.
 
 :class:`SignCount` — the number of coordinates above their pooled median. For composed noisy
 releases of one statistic with heavy-tailed noise (``k`` independent Laplace releases) the
@@ -38,14 +45,16 @@ R. Soc. A 231 (1933).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
-__all__ = ["LogisticScore", "SignCount", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP"]
+__all__ = ["LogisticScore", "SignCount", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP",
+           "VALUE_BINS", "column_coding"]
 
 #: Columns with at most this many distinct values are treated as categorical (one-hot).
 CATEGORICAL_LEVELS = 16
@@ -57,6 +66,8 @@ MAX_COLUMNS = 128
 CLIP = 4.0
 #: Sentinels per continuous column (values repeated although the column is continuous).
 MAX_SENTINELS = 4
+#: Pooled-quantile bins of the regular values of a continuous column (basis indicators).
+VALUE_BINS = 8
 #: L2 penalty per fitted row (on standardised basis functions).
 RIDGE = 1e-4
 #: Newton steps (at most) and rows used to form the Hessian.
@@ -66,17 +77,51 @@ HESSIAN_ROWS = 20_000
 
 @dataclass(frozen=True, eq=False)
 class _Column:
-    """How one output column enters the basis."""
+    """How one output column enters the basis (and the codes of the naive-Bayes score)."""
 
     index: int
     levels: NDArray[np.float64]  # categorical: indicator values; continuous: sentinels
     categorical: bool
     centre: float = 0.0
     scale: float = 1.0
+    edges: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+    base: float = math.nan  # categorical: the most frequent value (code 0)
 
     @property
     def width(self) -> int:
-        return self.levels.size + (0 if self.categorical else 3)
+        return self.levels.size + (0 if self.categorical else 3 + self.edges.size)
+
+    @property
+    def n_codes(self) -> int:
+        """Number of distinct :meth:`codes`."""
+        return 1 + self.levels.size + (0 if self.categorical else self.edges.size + 1)
+
+    def codes(self, x: NDArray[np.float64]) -> NDArray[np.intp]:
+        """A cell per value: ``0`` for the most frequent categorical level (or an unseen
+        non-finite value), ``1 + i`` for ``levels[i]``, then one per value bin (continuous)."""
+        out = np.zeros(x.shape[0], dtype=np.intp)
+        regular = np.ones(x.shape[0], dtype=bool) if not self.categorical else None
+        for i, v in enumerate(self.levels):
+            hit = x == v
+            out[hit] = 1 + i
+            if regular is not None:
+                regular &= ~hit
+        if regular is not None:
+            regular &= np.isfinite(x)
+            first = 1 + self.levels.size
+            out[regular] = first + np.searchsorted(self.edges, x[regular], "right")
+        return out
+
+    def describe_code(self, code: int, name: str) -> str:
+        """The cell ``code`` of :meth:`codes` in words, e.g. ``0.8 <= output[5] < 4.9``."""
+        if code == 0:
+            return f"{name} = {self.base:g}" if self.categorical else f"{name} not seen"
+        if code <= self.levels.size:
+            return f"{name} = {self.levels[code - 1]:g}"
+        b = code - 1 - self.levels.size
+        lo = f"{self.edges[b - 1]:.6g} <= " if b > 0 else ""
+        hi = f" < {self.edges[b]:.6g}" if b < self.edges.size else ""
+        return f"{lo}{name}{hi}" if lo or hi else f"{name} regular"
 
     def basis(self, x: NDArray[np.float64], out: NDArray[np.float64]) -> None:
         """Write this column's basis functions for values ``x`` into ``out`` (n, width)."""
@@ -93,13 +138,22 @@ class _Column:
         out[:, k] = z
         out[:, k + 1] = np.sign(z)
         out[:, k + 2] = np.abs(z)
+        if self.edges.size:  # bins 1.. of the regular values (bin 0 is the baseline)
+            cell = np.where(regular, np.searchsorted(self.edges, np.where(regular, x, 0.0),
+                                                     "right"), 0)
+            for b in range(self.edges.size):
+                out[:, k + 3 + b] = cell == b + 1
 
 
-def _column(index: int, pooled: NDArray[np.float64]) -> _Column:
+def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> _Column:
+    """How column ``index`` with pooled exploration values ``pooled`` is coded: categorical
+    (at most :data:`CATEGORICAL_LEVELS` distinct values) or continuous with up to
+    :data:`MAX_SENTINELS` sentinels and ``bins`` quantile bins of the regular values."""
     values, counts = np.unique(pooled, return_counts=True)
     if values.size <= CATEGORICAL_LEVELS:
-        keep = np.delete(values, int(np.argmax(counts)))
-        return _Column(index, keep.astype(np.float64), True)
+        top = int(np.argmax(counts))
+        return _Column(index, np.delete(values, top).astype(np.float64), True,
+                       base=float(values[top]))
     repeated = (counts >= 3) | ~np.isfinite(values)
     order = np.argsort(-counts[repeated], kind="stable")[:MAX_SENTINELS]
     sentinels = np.sort(values[repeated][order]).astype(np.float64)
@@ -110,7 +164,8 @@ def _column(index: int, pooled: NDArray[np.float64]) -> _Column:
     scale = float(q3 - q1) / 1.349
     if not np.isfinite(scale) or scale <= 0:
         scale = float(np.std(regular)) or 1.0
-    return _Column(index, sentinels, False, float(med), scale)
+    edges = np.unique(np.quantile(regular, np.linspace(0.0, 1.0, bins + 1)[1:-1]))
+    return _Column(index, sentinels, False, float(med), scale, edges.astype(np.float64))
 
 
 def _newton(x: NDArray[np.float64], y: NDArray[np.float64], lam: float) -> NDArray[np.float64]:
@@ -162,7 +217,7 @@ class LogisticScore:
         a = np.asarray(out_d[:MAX_FIT_ROWS], dtype=np.float64)
         b = np.asarray(out_dp[:MAX_FIT_ROWS], dtype=np.float64)
         pooled = np.concatenate([a, b])
-        cols = tuple(_column(j, pooled[:, j]) for j in range(min(pooled.shape[1], MAX_COLUMNS)))
+        cols = tuple(column_coding(j, pooled[:, j]) for j in range(min(pooled.shape[1], MAX_COLUMNS)))
         cols = tuple(c for c in cols if c.width)
         shell = cls(cols, np.zeros(0))
         phi = shell.basis(pooled)

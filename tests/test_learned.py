@@ -124,3 +124,122 @@ def test_sign_count_counts_continuous_coordinates_above_the_median():
     assert signs is not None and list(signs.indices) == [0, 1]
     assert list(signs(np.array([[5.0, 5.0, 1.0], [5.0, -5.0, 0.0], [-5, -5, 1]]))) == [2, 1, 0]
     assert SignCount.fit(a[:, 2:], b[:, 2:]) is None
+
+
+# --- sentinel-coded columns, joint cells, few distinct rows ---------------------------------
+
+from dpcheck.features import FEW_ROWS, Featurizer, NaiveBayesLLR  # noqa: E402
+from dpcheck.learned import VALUE_BINS, column_coding  # noqa: E402
+
+
+def _sentinel_rows(shift: float, n: int, rng: np.random.Generator, rate: float = 0.03,
+                   sentinel: float = np.inf):
+    """Column 0: a Laplace value released in ``rate`` of the rows (``sentinel`` otherwise),
+    column 1 its flag; the released values are centred on ``shift``."""
+    released = rng.random(n) < rate
+    value = np.where(released, shift + rng.laplace(0.0, 1.0, n), sentinel)
+    return np.column_stack([value, released.astype(float)])
+
+
+def test_column_coding_bins_the_regular_values_of_a_sentinel_column():
+    """A column that is ``+inf`` ("not released") in 97 % of the rows: the sentinel is a level
+    of its own and the quantile bins are those of the released values, not of the pooled
+    column (whose quantiles would all be ``+inf``)."""
+    rows = _sentinel_rows(0.0, 40_000, np.random.default_rng(0))
+    col = column_coding(0, rows[:, 0])
+    assert not col.categorical and list(col.levels) == [np.inf]
+    assert col.edges.size == VALUE_BINS - 1 and np.isfinite(col.edges).all()
+    released = rows[np.isfinite(rows[:, 0]), 0]
+    codes = col.codes(rows[:, 0])
+    assert (codes[~np.isfinite(rows[:, 0])] == 1).all()
+    # every bin of the released values holds about 1/VALUE_BINS of them
+    share = np.bincount(col.codes(released), minlength=col.n_codes)[2:] / released.size
+    assert np.allclose(share, 1 / VALUE_BINS, atol=0.03)
+    assert col.describe_code(1, "x") == "x = inf"
+    assert col.describe_code(2, "x") == f"x < {col.edges[0]:.6g}"
+    assert col.describe_code(col.n_codes - 1, "x") == f"{col.edges[-1]:.6g} <= x"
+    flag = column_coding(1, rows[:, 1])
+    assert flag.categorical and flag.base == 0.0 and list(flag.levels) == [1.0]
+
+
+@pytest.mark.parametrize("sentinel", [np.inf, -1000.0])
+def test_naive_bayes_score_sees_the_values_of_a_rarely_released_column(sentinel):
+    """The released value carries the signal (centred on 0 under D, on 2 under D′): the
+    learned score must rank a released 0 far above a released 2, whether "not released" is
+    written ``+inf`` or as a finite code such as DP-Sniper's ``-1000``. With bins on the
+    quantiles of the column's finite values, every bin edge is ``-1000`` and the value is
+    invisible (measured before: both scores equal)."""
+    rng = np.random.default_rng(1)
+    nb = NaiveBayesLLR.fit(_sentinel_rows(0.0, 50_000, rng, sentinel=sentinel),
+                           _sentinel_rows(2.0, 50_000, rng, sentinel=sentinel))
+    low, high = nb(np.array([[0.0, 1.0], [2.0, 1.0]]))
+    assert low > high + 1.0
+
+
+def _released_at(position_shift: float):
+    """Vector outputs of three values, exactly one released (position uniform, independent
+    of the data): the value is ``x + Lap(1)`` at position 0 (``x`` the data) and ``Lap(1)``
+    elsewhere; the other positions read ``+inf``. True ε on (x, x') is ``|x − x'|``, carried
+    only by (position 0, value) jointly."""
+    def mech(data, size, rng):
+        pos = rng.integers(0, 3, size)
+        value = rng.laplace(0.0, 1.0, size) + np.where(pos == 0, position_shift * data[0], 0.0)
+        out = np.full((size, 3), np.inf)
+        out[np.arange(size), pos] = value
+        return out
+    return mech
+
+
+def test_rows_with_one_released_value_get_a_joint_cells_feature():
+    mech = _released_at(1.0)
+    rng = np.random.default_rng(2)
+    a, b = mech([2.0], 40_000, rng), mech([0.0], 40_000, rng)
+    feats = [f.name for f in Featurizer.build(a, None, b).features]
+    assert "cells(output)" in feats
+    r = audit(mech, [2.0], [0.0], PureDP(1.0), samples=400_000, seed=0)
+    assert r.violation and 1.0 < r.epsilon_lower <= 2.0
+    cells = [w for w in r.confirmed if w.event.feature_name == "cells(output)"]
+    assert cells and "output[0]" in cells[0].event.describe()  # cells read as value ranges
+    # all-categorical rows are rows already; 20 continuous columns have no repeated cells
+    flags = rng.integers(0, 3, (4000, 12)).astype(float)
+    assert "cells(output)" not in [f.name for f in Featurizer.build(flags, None, flags).features]
+    noise = rng.laplace(0.0, 1.0, (4000, 20))
+    assert "cells(output)" not in [f.name for f in Featurizer.build(noise, None, noise).features]
+
+
+def test_outputs_with_few_distinct_rows_are_audited_on_the_row_alone():
+    """Two randomized-response bits (ε = 0.5 each, true ε = 1 on (1, 1) vs (0, 0)): four
+    distinct rows, so every other view (a coordinate, the sum, a learned score) is a coarser
+    union of rows and only the row is kept."""
+    def two_bits(data, size, rng):
+        keep = rng.random((size, 2)) < math.exp(0.5) / (1 + math.exp(0.5))
+        return np.where(keep, data, 1 - np.asarray(data)).astype(np.int64)
+
+    rng = np.random.default_rng(3)
+    a, b = two_bits([1, 1], 10_000, rng), two_bits([0, 0], 10_000, rng)
+    assert [f.name for f in Featurizer.build(a, None, b).features] == ["row"]
+    assert FEW_ROWS >= 4
+    r = audit(two_bits, [1, 1], [0, 0], PureDP(1.0), samples=1_000_000, seed=0)
+    assert not r.violation and 0.95 <= r.epsilon_lower <= 1.0
+
+
+@pytest.mark.parametrize("kind", ["cells", "rows"])
+def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_property):
+    """Claimed at the exact ε, the fraction of audits with ``epsilon_lower > ε`` stays ≤ α
+    (α = 0.2, 50 seeds) for the two new event sources."""
+    if kind == "cells":
+        mech, d, d_prime, true_eps = _released_at(1.0), [1.0], [0.0], 1.0
+    else:
+        def mech(data, size, rng):  # three RR bits, ε = 0.4 each: 8 rows, true ε = 1.2
+            keep = rng.random((size, 3)) < math.exp(0.4) / (1 + math.exp(0.4))
+            return np.where(keep, data, 1 - np.asarray(data)).astype(np.int64)
+        d, d_prime, true_eps = [1, 1, 1], [0, 0, 0], 1.2
+    alpha, runs, over = 0.2, 50, 0
+    for seed in range(runs):
+        r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
+                  explore_fraction=0.5)
+        names = {f["name"] for f in r.features["features"]}
+        assert ("cells(output)" in names) if kind == "cells" else names == {"row"}
+        over += r.epsilon_lower > true_eps
+    record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
+    assert over / runs <= alpha
