@@ -9,8 +9,10 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
 * ``confirm="best"``: every pair is *explored* as above (same streams, same exploration
   outputs, same chosen events); then each pair's chosen events are counted on a fresh *pilot*
   sample of ``explore`` outputs per side (a stream of its own), the pair whose pilot counts
-  project the largest final bound is kept, and only that pair is *confirmed*, on the pooled
-  budget ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid
+  project the largest final bound is kept, it is *re-explored* — its exploration outputs plus
+  fresh ones, up to ``explore_fraction`` of the budget left to it, and its events chosen again
+  on them — and only that pair is *confirmed*, on the rest of the pooled budget
+  ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid
   because the choice of the pair is a function of exploration and pilot outputs only, which are
   never counted again (design §4 rule 1), exactly as the choice of an event is. With ``m``
   pairs the confirmed counts are about ``m`` times larger (the standard error of the log-ratio
@@ -24,9 +26,15 @@ events are chosen for the pair's own confirmation size and not for the pooled on
 the pooled size, selection favours rare events whose exploration counts are too few to trust
 (SVT3, 10⁶ per side, seeds 0–9: mean bound 0.113 against 0.127).
 
-Measured at 10⁶ per side per pair, seeds 0–9, equal calls (``/work`` notes of issue #14):
-SVT1 (4 pairs) mean 0.075 / worst 0.061 against 0.058 / 0.040 for ``"each"``; SVT3 0.127 /
-0.068 against 0.127 / 0.074; SVT6 (3 pairs, seeds 0–2) 0.305 against 0.290.
+Why re-explore: the learned scores of vector outputs (:mod:`dpcheck.learned`, the joint cells
+of :mod:`dpcheck.features`) need more rows than one pair's exploration share; the chosen pair
+then gets the exploration a single audit of its pooled budget would have (4 pairs at 10⁶ per
+side: 3.3·10⁵ rows instead of 10⁵, for 7 % of its confirmation outputs).
+
+Measured at 10⁶ per side per pair, seeds 0–9, equal calls (``benchmarks/dpsniper_compare.py``,
+α = 0.05; mean / worst seed): SVT1 (4 pairs) 0.068 / 0.043 (0.058 / 0.040 for ``"each"``); SVT3
+0.137 / 0.063 (0.127 / 0.068 without the re-exploration and the cells; the claimed 0.1 is
+refuted at 9 of 10 seeds, before at 6); SVT6 (3 pairs) 0.308 / 0.268 (0.295 / 0.261 before).
 
 References
 ----------
@@ -209,13 +217,25 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         e = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore,
                     seed_seq=child(root, "pair", i))
         e = dataclasses.replace(e, n_confirm=pooled)
+        scores.append(max(_pilot_scores(setup, e, n_pilot, pooled)) if m > 1 else 0.0)
         explored.append(e)
-        scores.append(_pilot_score(setup, e, n_pilot, pooled) if m > 1 else 0.0)
         if setup.progress is not None:
             setup.progress(2 * (n_explore + n_pilot) * (i + 1), total)
     best = max(range(m), key=lambda i: scores[i])  # the first of equal scores
-    result = finish(setup, explored[best], start=start, done=2 * (n_explore + n_pilot) * m,
-                    total=total)
+    done = 2 * (n_explore + n_pilot) * m
+    chosen = explored[best]
+    # Re-explore the chosen pair on explore_fraction of the budget left to it: its exploration
+    # outputs plus fresh ones (none when its exploration is already that large, e.g. at
+    # budgets where the exploration floor of 1000 outputs dominates).
+    n_more = round(setup.explore_fraction * (n_explore + pooled)) - n_explore if m > 1 else 0
+    if n_more > 0:
+        chosen = explore(setup, chosen.d, chosen.d_prime, n_explore=n_more,
+                         n_confirm=pooled - n_more, seed_seq=chosen.seed_seq,
+                         prior=(chosen.out_d, chosen.out_dp), stream="explore-chosen")
+        done += 2 * n_more
+        if setup.progress is not None:
+            setup.progress(done, total)
+    result = finish(setup, chosen, start=start, done=done, total=total)
     results = tuple(result if i == best else None for i in range(len(pairs)))
     return PairsResult(results, best, alpha, "best", tuple(scores))
 
@@ -224,25 +244,28 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
 PILOT_LEVEL = 0.16
 
 
-def _pilot_score(setup: Any, explored: Any, n_pilot: int, n_final: int) -> float:
+def _pilot_scores(setup: Any, explored: Any, n_pilot: int, n_final: int) -> list[float]:
     """Count ``explored``'s events on ``n_pilot`` fresh outputs per side (a stream of its own)
-    and return the largest bound they project at the final confirmation size: the log-ratio
+    and return, per event, the bound it projects at the final confirmation size: the log-ratio
     certified by the pilot counts at :data:`PILOT_LEVEL` minus the one-sided
-    ``z_{alpha/k}`` standard errors the final counts will cost. The validation scores that
-    rank events inside a pair are too optimistic to compare pairs (an event seen 4 times under
-    D and never under D′ projects a bound near 2 on SVT3, whose true ε is 0.5)."""
+    ``z_{alpha/k}`` standard errors the final counts will cost (``-inf`` without evidence).
+    All ``k`` events of the chosen pair are confirmed: keeping only the best by pilot score
+    (fewer Bonferroni terms) raised SVT1's mean bound over seeds 0–9 from 0.075 to 0.078 but
+    dropped its worst from 0.061 to 0.039.
+    """
     chosen = explored.chosen
     shape = (explored.out_d.shape[1:], explored.out_d.dtype.kind)
     counts = confirm_counts(setup.sampler, explored.d, explored.d_prime, explored.featurizer,
                             chosen, (n_pilot, n_pilot), child(explored.seed_seq, "pilot"), shape,
                             None, 0, 0)
     z = float(norm.isf(setup.alpha / len(chosen)))
-    best = -math.inf
+    out = []
     for k_p, _, k_q, _ in oriented_counts(chosen, counts, (n_pilot, n_pilot)):
         lo = ratio_lower(k_p, k_q, alpha=PILOT_LEVEL)
-        if lo <= 0:
-            continue  # k_p = 0: no evidence either way
+        if lo <= 0:  # k_p = 0: no evidence either way
+            out.append(-math.inf)
+            continue
         # (a support mismatch, k_q = 0, keeps a finite and large score)
         se = math.sqrt((1.0 / k_p + 1.0 / max(k_q, 0.5)) * n_pilot / n_final)
-        best = max(best, math.log(lo) - z * se)
-    return best
+        out.append(math.log(lo) - z * se)
+    return out

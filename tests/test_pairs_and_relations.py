@@ -89,7 +89,11 @@ def test_confirm_best_costs_the_same_calls_and_confirms_one_pair_at_full_alpha()
     assert [x is None for x in r.results].count(False) == 1 and r.results[r.best] is r.audit
     n_explore = exploration_size(20_000)
     assert r.audit.alpha == 0.05  # no Bonferroni factor over the pairs
-    assert r.audit.confirm_samples == 4 * (20_000 - 2 * n_explore)  # pooled, minus the pilot
+    pooled = 4 * (20_000 - 2 * n_explore)  # the pooled budget, minus exploration and pilot
+    # the chosen pair is re-explored on 10 % of the budget left to it (its own exploration
+    # outputs plus fresh ones) and confirmed on the rest
+    assert r.audit.explore_samples == round(0.1 * (n_explore + pooled)) > n_explore
+    assert r.audit.confirm_samples == pooled - (r.audit.explore_samples - n_explore)
     assert r.best == int(np.argmax(r.scores)) and r.p_value == r.audit.p_value
     assert 0.5 < r.epsilon_lower <= 1.0
     d = r.to_dict()
@@ -164,3 +168,26 @@ def test_confirm_best_rejects_bad_options():
     with pytest.raises(InvalidArgument):
         audit_pairs(_RR, [([0], [1, 2])], PureDP(1.0), samples=1000, confirm="best",
                     relation=dpcheck.Replace())
+
+
+def test_confirm_best_is_executor_independent_and_relearns_the_chosen_pair(monkeypatch):
+    """A vector mechanism (five composed Laplace releases: learned scores are fitted) over two
+    pairs: the chosen pair's re-exploration and its confirmation chunks on a thread pool give
+    the result of the local run, bit for bit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dpcheck.confirm
+    from algorithms.mechanisms.noisy_sums import RepeatedLaplace
+
+    monkeypatch.setattr(dpcheck.confirm, "CHUNK", 20_000)  # several chunks per side
+    mech = RepeatedLaplace(0.1, 5)
+    pairs = [([1.0], [0.0]), ([0.0], [1.0])]
+    kw = dict(samples=60_000, seed=4, confirm="best")
+    local = audit_pairs(mech, pairs, PureDP(0.1), **kw)
+    with ThreadPoolExecutor(2) as pool:
+        remote = audit_pairs(mech, pairs, PureDP(0.1), executor=pool, **kw)
+    n_explore = exploration_size(60_000)
+    assert local.audit.explore_samples == round(0.1 * (n_explore + 2 * (60_000 - 2 * n_explore)))
+    assert local.violation and 0.2 < local.epsilon_lower <= 0.5
+    strip = lambda r: {k: v for k, v in r.audit.to_dict().items() if k != "seconds"}  # noqa: E731
+    assert strip(local) == strip(remote) and local.scores == remote.scores
