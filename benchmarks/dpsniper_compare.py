@@ -10,7 +10,11 @@ bound beside:
 * ``dp_sniper_equal_calls``: DP-Sniper (logistic regression, claimed ε = 0.1) measured side by
   side at equal numbers of mechanism calls, as quoted in issue #14 (not re-measured here);
 * ``dp_sniper_published``: DP-Sniper's own reference logs (``eval_sp2021``, ≈10⁹ calls,
-  confidence 0.9; ``shared/research/anchors-auditing.md`` §4).
+  confidence 0.9; ``shared/research/anchors-auditing.md`` §4);
+
+and, with several ``--seeds``, compares the spread of dpcheck's bounds with DP-Sniper's own
+seed runs at equal calls (:data:`DP_SNIPER_SEEDS`): means, worst seeds, the sorted bounds rank
+by rank, and how often the claimed ε = 0.1 is refuted.
 
 Writes ``reports/bench/dpsniper_compare.json`` (records with the design §8 fields plus the
 references) and a Markdown table next to it.
@@ -36,9 +40,33 @@ from pathlib import Path
 import dpcheck
 from algorithms.zoo import get
 
-#: DP-Sniper (LR) at equal mechanism calls, as measured side by side in issue #14.
+#: DP-Sniper (LR) at equal mechanism calls, as first measured side by side in issue #14 (one
+#: run each). The seed runs below show these were favourable draws: laplace_parallel's 0.035 is
+#: reached by no equal-calls run (it is DP-Sniper's published figure at about 10⁹ calls).
 EQUAL_CALLS = {"rappor_one_time": 0.590, "svt1": 0.067, "svt3": 0.165, "svt6": 0.184,
                "laplace_parallel": 0.035}
+#: DP-Sniper's own seed spread at equal calls, measured here (stop 19 of issue #14):
+#: eth-sri/dp-sniper @ ee087b2, unpatched, its exp_default logistic regression, claimed ε 0.1,
+#: the zoo entries' pairs, DDSearch over the pairs then the final estimate on the best, with
+#: DP-Sniper's proportions n_train = n = n_check = 10.7 units, n_final = 200 units scaled to
+#: 2·10⁶ calls per pair in total (svt1/svt3: 8·10⁶ calls, svt6 6·10⁶, the one-pair entries
+#: 2·10⁶), seeds 0–9 (numpy, random and torch seeded; its worker pool replaced by a serial map),
+#: lower bounds at DP-Sniper's confidence 0.9 (dpcheck runs at 0.95). Four protocols were run
+#: (zoo pair order or both orders; DP-Sniper's training batch of 10⁵ or a batch scaled with the
+#: budget); per mechanism the protocol with the best mean is kept here. Negative bounds
+#: (DP-Sniper does not clip) are read as 0.
+DP_SNIPER_SEEDS = {
+    "svt1": ("both orders, scaled batch",
+             [0.061, 0.040, 0.029, 0.063, 0.065, 0.053, 0.064, 0.022, 0.074, 0.062]),
+    "svt3": ("zoo order, batch 1e5",
+             [0.090, 0.152, 0.142, 0.041, 0.151, 0.164, 0.122, 0.149, 0.040, 0.036]),
+    "laplace_parallel": ("zoo order, scaled batch",
+                         [0.0, 0.0, 0.0, 0.0, 0.0, 0.017, 0.0, 0.0, 0.017, 0.0]),
+    "svt6": ("zoo order, scaled batch",
+             [0.265, 0.261, 0.243, 0.267, 0.250, 0.255, 0.242, 0.259, 0.244, 0.252]),
+    "rappor_one_time": ("zoo order, scaled batch",
+                        [0.613, 0.632, 0.613, 0.635, 0.627, 0.632, 0.623, 0.621, 0.622, 0.608]),
+}
 #: dpcheck before issue #14 parts 1–2 (main at ae9b961: no paired events; same script, budget
 #: 1e6), by seed. Issue #14 started from main at d80afe2: 0.7071, 0.0430, 0.0588, 0.2328, 0.0.
 BEFORE_1E6 = {
@@ -100,6 +128,54 @@ def markdown(records: list[dict[str, object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def seed_summary(records: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Per mechanism and budget with several seeds: dpcheck's bounds against DP-Sniper's seed
+    runs (:data:`DP_SNIPER_SEEDS`): means, worst seeds, rank-by-rank dominance of the sorted
+    bounds, and how often the claimed ε = 0.1 is refuted (for the entries whose true ε is
+    above it)."""
+    out = []
+    groups: dict[tuple[str, int], list[float]] = {}
+    for r in records:
+        groups.setdefault((str(r["mechanism"]), int(r["samples_per_side"])), []).append(
+            float(r["epsilon_lower"]))
+    for (name, samples), ours in groups.items():
+        if len(ours) < 2 or name not in DP_SNIPER_SEEDS:
+            continue
+        protocol, theirs = DP_SNIPER_SEEDS[name]
+        k = min(len(ours), len(theirs))
+        a, b = sorted(ours), sorted(theirs)
+        rank_lo = [i * (len(a) - 1) // max(k - 1, 1) for i in range(k)]
+        rank_hi = [i * (len(b) - 1) // max(k - 1, 1) for i in range(k)]
+        true_eps = get(name).true_epsilon
+        out.append({
+            "mechanism": name, "samples_per_side": samples, "seeds": len(ours),
+            "dpcheck_mean": sum(ours) / len(ours), "dpcheck_min": a[0], "dpcheck_max": a[-1],
+            "dp_sniper_protocol": protocol, "dp_sniper_mean": sum(theirs) / len(theirs),
+            "dp_sniper_min": b[0], "dp_sniper_max": b[-1],
+            "ranks_at_or_above": sum(a[i] >= b[j] for i, j in zip(rank_lo, rank_hi)),
+            "ranks": k,
+            "refuted_dpcheck": (sum(x > 0.1 for x in ours) if true_eps > 0.1 else None),
+            "refuted_dp_sniper": (sum(x > 0.1 for x in theirs) if true_eps > 0.1 else None),
+        })
+    return out
+
+
+def seed_markdown(rows: list[dict[str, object]]) -> str:
+    lines = ["", "## Seed spread at equal calls (dpcheck α = 0.05; DP-Sniper confidence 0.9)", "",
+             "| mechanism | samples/side | seeds | dpcheck mean (min–max) | DP-Sniper mean "
+             "(min–max) | sorted ranks where dpcheck ≥ DP-Sniper | claim 0.1 refuted: "
+             "dpcheck / DP-Sniper |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        refuted = ("—" if r["refuted_dpcheck"] is None else
+                   f"{r['refuted_dpcheck']}/{r['seeds']} / {r['refuted_dp_sniper']}/10")
+        lines.append(
+            f"| {r['mechanism']} | {r['samples_per_side']:.0e} | {r['seeds']} | "
+            f"{r['dpcheck_mean']:.3f} ({r['dpcheck_min']:.3f}–{r['dpcheck_max']:.3f}) | "
+            f"{r['dp_sniper_mean']:.3f} ({r['dp_sniper_min']:.3f}–{r['dp_sniper_max']:.3f}; "
+            f"{r['dp_sniper_protocol']}) | {r['ranks_at_or_above']}/{r['ranks']} | {refuted} |")
+    return "\n".join(lines) + "\n"
+
+
 def _fmt(x: object) -> str:
     if x is None:
         return ""
@@ -139,8 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     suffix = ("" if not args.only else f"_{args.only}") + (
         "" if args.confirm == "best" else "_each")
-    write_atomic(out / f"dpsniper_compare{suffix}.json", json.dumps(records, indent=1) + "\n")
-    write_atomic(out / f"dpsniper_compare{suffix}.md", markdown(records))
+    spread = seed_summary(records)
+    write_atomic(out / f"dpsniper_compare{suffix}.json",
+                 json.dumps({"records": records, "seed_spread": spread}, indent=1) + "\n")
+    write_atomic(out / f"dpsniper_compare{suffix}.md", markdown(records) + seed_markdown(spread))
+    for row in spread:
+        print(json.dumps(row), flush=True)
     return 0
 
 
