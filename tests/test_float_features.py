@@ -57,7 +57,12 @@ def test_textbook_float_noise_is_flagged_by_default(mech, d, d_prime, claim, flo
 
 def test_private_float_samplers_are_not_flagged():
     """OpenDP's Laplace (exact discrete sampling, rounded) and diffprivlib's snapping mechanism
-    at values 1 vs 0 — where the textbook sampler is flagged at ~9 — and the snapped Laplace."""
+    at values 1 vs 0 — where the textbook sampler is flagged at ~9 — and the snapped Laplace.
+
+    OpenDP cannot be seeded, so its audit is a fresh random experiment on every run: at the
+    default alpha = 0.05 it false-alarms in about 1 run in 40 (measured: 1 of 40 seeds, bound
+    1.010 against the exact 1.0). It runs at alpha = 1e-6, where a float hole (a support
+    mismatch) would still be flagged far above 1 at 5,000 samples (the ceiling is about 5.7)."""
     dp = pytest.importorskip("opendp.prelude")
     from diffprivlib.mechanisms import Snapping
 
@@ -68,9 +73,10 @@ def test_private_float_samplers_are_not_flagged():
     odp = from_opendp(dp.m.make_laplace(dp.atom_domain(T=float, nan=False),
                                         dp.absolute_distance(T=float), scale=1.0))
     snap = from_diffprivlib(Snapping(epsilon=1.0, sensitivity=1.0, lower=-50, upper=50))
-    for mech, d, d_prime, n in ((odp, 1.0, 0.0, 5_000), (snap, 1.0, 0.0, 20_000),
-                                (SnappedLaplace(1.0), [1], [0], MILLION)):
-        r = audit(mech, d, d_prime, PureDP(1.0), samples=n, seed=0)
+    for mech, d, d_prime, n, alpha in ((odp, 1.0, 0.0, 5_000, 1e-6),
+                                       (snap, 1.0, 0.0, 20_000, 0.05),
+                                       (SnappedLaplace(1.0), [1], [0], MILLION, 0.05)):
+        r = audit(mech, d, d_prime, PureDP(1.0), samples=n, seed=0, alpha=alpha)
         print(f"{mech}: epsilon_lower={r.epsilon_lower:.3f}")
         assert not r.violation
 
