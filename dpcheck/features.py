@@ -13,9 +13,6 @@ An event family needs a scalar to threshold or a value to match. Outputs are map
   of the naive-Bayes coding (a value released at one of a few positions, the rest sentinels:
   sparse vector with numeric answers), the cell of the row, ``cells(output)``, is a categorical
   feature too, so likelihood-ratio-ordered unions of (position, value range) cells are events;
-* vector outputs with at most :data:`FEW_ROWS` distinct rows in the exploration sample (answer
-  patterns) → the row alone: its likelihood-ratio-ordered atom unions are the Neyman–Pearson
-  events and every other view is a coarser union of the same rows;
 * string outputs → a categorical feature;
 * a user ``features=`` map ``outputs -> (n,) or (n, m) array`` replaces the projections.
 
@@ -60,9 +57,6 @@ LEARN_MIN_ROWS = 5000
 #: ``cells(output)`` — the joint cell of the naive-Bayes coding — when the generation half of
 #: the exploration sample shows at most this many distinct cells (both sides pooled).
 MAX_CELLS = 1024
-#: Vector outputs whose exploration sample (both sides) shows at most this many distinct rows
-#: are audited on the row alone (atoms and their likelihood-ratio-ordered unions).
-FEW_ROWS = 64
 
 FeatureMap = Callable[[NDArray[Any]], Any]
 
@@ -206,12 +200,6 @@ class Featurizer:
             feats.append(Feature("output", numeric))
         elif outputs.shape[1] == 1:
             feats.append(Feature("output[0]", numeric))
-        elif numeric and outputs_prime is not None and _few_rows(outputs, outputs_prime):
-            # Every output is one of a few rows (answer patterns): the likelihood-ratio-ordered
-            # unions of those rows are the Neyman–Pearson events, and every event on another
-            # view (a coordinate, the sum, a learned score) is a coarser union of the same
-            # rows, which only adds candidates with lucky validation counts.
-            feats.append(Feature("row", False))
         elif numeric:
             k = outputs.shape[1]
             feats += [Feature(f"output[{j}]", True) for j in range(min(k, MAX_PROJECTIONS))]
@@ -290,12 +278,6 @@ class Featurizer:
             "user_map": None if self.user_map is None else getattr(
                 self.user_map, "__qualname__", repr(self.user_map)),
         }
-
-
-def _few_rows(out_d: NDArray[Any], out_dp: NDArray[Any]) -> bool:
-    """Whether the exploration outputs of both sides show at most :data:`FEW_ROWS` distinct
-    rows."""
-    return bool(np.unique(np.concatenate([row_hash(out_d), row_hash(out_dp)])).size <= FEW_ROWS)
 
 
 def _apply_user_map(user_map: FeatureMap, outputs: NDArray[Any]) -> NDArray[np.float64]:

@@ -128,7 +128,7 @@ def test_sign_count_counts_continuous_coordinates_above_the_median():
 
 # --- sentinel-coded columns, joint cells, few distinct rows ---------------------------------
 
-from dpcheck.features import FEW_ROWS, Featurizer, NaiveBayesLLR  # noqa: E402
+from dpcheck.features import Featurizer, NaiveBayesLLR  # noqa: E402
 from dpcheck.learned import VALUE_BINS, column_coding  # noqa: E402
 
 
@@ -207,18 +207,13 @@ def test_rows_with_one_released_value_get_a_joint_cells_feature():
     assert "cells(output)" not in [f.name for f in Featurizer.build(noise, None, noise).features]
 
 
-def test_outputs_with_few_distinct_rows_are_audited_on_the_row_alone():
+def test_vector_randomized_response_is_tight_at_its_true_epsilon():
     """Two randomized-response bits (ε = 0.5 each, true ε = 1 on (1, 1) vs (0, 0)): four
-    distinct rows, so every other view (a coordinate, the sum, a learned score) is a coarser
-    union of rows and only the row is kept."""
+    distinct rows; not flagged at the exact claim, and the bound is within 5 % of it."""
     def two_bits(data, size, rng):
         keep = rng.random((size, 2)) < math.exp(0.5) / (1 + math.exp(0.5))
         return np.where(keep, data, 1 - np.asarray(data)).astype(np.int64)
 
-    rng = np.random.default_rng(3)
-    a, b = two_bits([1, 1], 10_000, rng), two_bits([0, 0], 10_000, rng)
-    assert [f.name for f in Featurizer.build(a, None, b).features] == ["row"]
-    assert FEW_ROWS >= 4
     r = audit(two_bits, [1, 1], [0, 0], PureDP(1.0), samples=1_000_000, seed=0)
     assert not r.violation and 0.95 <= r.epsilon_lower <= 1.0
 
@@ -239,7 +234,7 @@ def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_pr
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
                   explore_fraction=0.5)
         names = {f["name"] for f in r.features["features"]}
-        assert ("cells(output)" in names) if kind == "cells" else names == {"row"}
+        assert "cells(output)" in names if kind == "cells" else "row" in names
         over += r.epsilon_lower > true_eps
     record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
     assert over / runs <= alpha
