@@ -428,19 +428,18 @@ def _label_rows(
     labelled = []
     for cand in chosen:
         ev = cand.event
-        if ev.kind == "atoms" and featurizer.features[ev.feature].name == "cells(output)":
-            assert featurizer.llr is not None
+        name = featurizer.features[ev.feature].name
+        if ev.kind == "atoms" and name in ("row", "cells(output)"):
             rows = np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
                                    out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])
-            codes = featurizer.llr.codes(rows) if rows.size else np.empty((0, 0), np.intp)
-            uniq = np.unique(codes, axis=0) if codes.size else codes
-            labels = tuple(featurizer.llr.describe_cell(c) for c in uniq[:1000])
-            cand = dataclasses.replace(cand, event=dataclasses.replace(ev, labels=labels))
-        elif ev.kind == "atoms" and featurizer.features[ev.feature].name == "row":
-            rows = np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
-                                   out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])
-            uniq = np.unique(rows, axis=0) if rows.size else rows
-            labels = tuple(tuple(r.tolist()) for r in uniq[:1000])
+            if name == "cells(output)":  # cells read as value ranges, e.g. "output[5] < 14"
+                assert featurizer.llr is not None
+                cells = featurizer.llr.codes(rows) if rows.size else rows
+                uniq = np.unique(cells, axis=0) if rows.size else cells
+                labels = tuple(featurizer.llr.describe_cell(c) for c in uniq[:1000])
+            else:
+                uniq = np.unique(rows, axis=0) if rows.size else rows
+                labels = tuple(tuple(r.tolist()) for r in uniq[:1000])
             cand = dataclasses.replace(cand, event=dataclasses.replace(ev, labels=labels))
         labelled.append(cand)
     return labelled

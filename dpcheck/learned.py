@@ -124,25 +124,23 @@ class _Column:
         return f"{lo}{name}{hi}" if lo or hi else f"{name} regular"
 
     def basis(self, x: NDArray[np.float64], out: NDArray[np.float64]) -> None:
-        """Write this column's basis functions for values ``x`` into ``out`` (n, width)."""
-        for i, v in enumerate(self.levels):
-            out[:, i] = x == v
+        """Write this column's basis functions for values ``x`` into ``out`` (n, width): the
+        indicators of the levels, then (continuous) the clipped standardised value, its sign
+        and absolute value, and the indicators of value bins 1.. (bin 0 is the baseline)."""
+        code = self.codes(x)
+        k = self.levels.size
+        for i in range(k):
+            out[:, i] = code == 1 + i
         if self.categorical:
             return
-        k = self.levels.size
-        regular = np.isfinite(x)
-        for v in self.levels:
-            regular &= x != v
+        regular = code > k
         z = np.where(regular, (np.where(regular, x, self.centre) - self.centre) / self.scale, 0.0)
         np.clip(z, -CLIP, CLIP, out=z)
         out[:, k] = z
         out[:, k + 1] = np.sign(z)
         out[:, k + 2] = np.abs(z)
-        if self.edges.size:  # bins 1.. of the regular values (bin 0 is the baseline)
-            cell = np.where(regular, np.searchsorted(self.edges, np.where(regular, x, 0.0),
-                                                     "right"), 0)
-            for b in range(self.edges.size):
-                out[:, k + 3 + b] = cell == b + 1
+        for b in range(self.edges.size):
+            out[:, k + 3 + b] = code == k + 2 + b
 
 
 def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> _Column:
