@@ -8,6 +8,13 @@ one-sided binomial test (``scipy.stats.binomtest(k, trials, β, alternative="gre
 ``confidence``. A violation is declared iff the p-value ≤ ``confidence`` (equivalently, the
 Clopper–Pearson *lower* bound at that level exceeds β).
 
+Trials run in batches of :data:`BATCH`, each on its own seed, locally or on an ``executor``;
+a batch hands back only its failure count and its largest errors — as many as the reported
+error quantile can need — so what travels back from workers and what is saved is
+O(β·trials), and ``checkpoint=PATH`` saves it after every batch (:class:`dpcheck.checkpoint.AccuracyCheckpoint`): an interrupted check
+rerun with the same arguments draws only the missing batches and gives the same result bit
+for bit.
+
 References
 ----------
 C. J. Clopper, E. S. Pearson, Biometrika 26 (1934); the (α, β)-accuracy notion of the seed
@@ -17,7 +24,8 @@ papers (e.g. seed 003, Definition 2.1; seed 004, §2).
 from __future__ import annotations
 
 import inspect
-
+import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_alpha, check_int, check_probability, check_real, check_seed
+from .checkpoint import AccuracyCheckpoint, fingerprint_call
 from .errors import AccuracyViolation, InvalidArgument
 from .executor import check_executor, chunk_sizes, run_chunks
 from .rng import generator
@@ -106,6 +115,7 @@ def check_accuracy(
     seed: int | np.random.SeedSequence | None = None,
     name: str | None = None,
     executor: Any = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> AccuracyResult:
     """Test "with probability ≥ 1 − beta, error ≤ alpha" by ``trials`` independent trials.
 
@@ -130,6 +140,11 @@ def check_accuracy(
         ``None``, a :class:`concurrent.futures.Executor` or a Dask ``distributed.Client``:
         batches of :data:`BATCH` trials (each with its own seed) run on its workers. The result
         does not depend on it.
+    checkpoint
+        A file path: after every finished batch its failure count and largest errors are saved
+        there; rerunning the same check with the same ``checkpoint`` draws only the missing
+        batches, with the same result bit for bit. A checkpoint written by a check with other
+        arguments is refused. The file is kept when the check completes.
 
     Returns
     -------
@@ -147,10 +162,30 @@ def check_accuracy(
     seed_seq = check_seed(seed)
     executor = check_executor(executor)
     vectorised = _takes_size(trial)
-    tasks = [(trial, vectorised, size, seed_seq, i)
-             for i, size in enumerate(chunk_sizes(trials, BATCH))]
-    errors = np.concatenate(run_chunks(executor, run_batch, tasks))
-    failures = int(np.count_nonzero(errors > alpha))
+    keep = tail_size(trials, beta)
+    sizes = chunk_sizes(trials, BATCH)
+    saved = None
+    if checkpoint is not None:
+        saved = AccuracyCheckpoint.open(checkpoint, fingerprint_call(
+            trial, alpha=alpha, beta=beta, trials=trials, confidence=confidence,
+            batch=BATCH, seed={"entropy": seed_seq.entropy,
+                               "spawn_key": list(seed_seq.spawn_key)}))
+    summaries: dict[int, tuple[int, np.ndarray]] = {}
+    for i, size in enumerate(sizes):
+        got = None if saved is None else saved.get(0, i, 1 + min(keep, size))
+        if got is not None:
+            summaries[i] = (int(got[0]), np.asarray(got[1:], dtype=np.float64))
+    missing = [i for i in range(len(sizes)) if i not in summaries]
+    tasks = [(trial, vectorised, sizes[i], seed_seq, i, alpha, keep) for i in missing]
+
+    def done(j: int, result: tuple[int, np.ndarray]) -> None:
+        summaries[missing[j]] = result
+        if saved is not None:
+            saved.record(0, missing[j], [result[0], *(float(e) for e in result[1])])
+
+    run_chunks(executor, run_summary, tasks, on_result=done)
+    failures = sum(summaries[i][0] for i in range(len(sizes)))
+    tails = np.concatenate([summaries[i][1] for i in range(len(sizes))])
     from scipy.stats import binomtest  # lazy: scipy.stats costs ~1.5 s at import
 
     p_value = float(binomtest(failures, trials, beta, alternative="greater").pvalue)
@@ -160,11 +195,51 @@ def check_accuracy(
         failure_lower=float(cp_lower(failures, trials, confidence)),
         failure_upper=float(cp_upper(failures, trials, confidence)),
         p_value=p_value, violation=bool(p_value <= confidence), confidence=confidence,
-        error_quantile=float(np.quantile(errors, 1.0 - beta)) if beta > 0 else float(errors.max()),
+        error_quantile=upper_quantile(tails, trials, beta),
         seconds=time.perf_counter() - start,
         seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
         name=name or getattr(trial, "__qualname__", repr(trial)),
     )
+
+
+def tail_size(trials: int, beta: float) -> int:
+    """How many of the largest errors determine the reported ``(1 − beta)``-quantile: those at
+    and above sorted position ``⌊(1 − beta)(trials − 1)⌋`` (numpy's linear interpolation reads
+    that position and the next), with a margin of 2 against rounding; 1 (the maximum) for
+    ``beta = 0``."""
+    if beta == 0:
+        return 1
+    return min(trials, trials - math.floor((1.0 - beta) * (trials - 1)) + 2)
+
+
+def upper_quantile(tails: np.ndarray, trials: int, beta: float) -> float:
+    """``np.quantile(errors, 1 − beta)`` (``errors.max()`` for ``beta = 0``) from ``tails``,
+    the union of every batch's :func:`tail_size` largest errors, which contains the
+    ``tail_size`` largest of all. The other positions are filled with the smallest of those,
+    which changes no order statistic numpy reads, so the value is the same bit for bit. Where
+    infinite errors leave numpy's interpolation undefined (``inf − inf``), the larger of the
+    two order statistics it interpolates between."""
+    keep = tail_size(trials, beta)
+    top = np.sort(tails)[-keep:]
+    if beta == 0:
+        return float(top[-1])
+    filled = np.concatenate([np.full(trials - keep, top[0]), top])
+    with np.errstate(invalid="ignore"):
+        value = float(np.quantile(filled, 1.0 - beta))
+    if math.isnan(value):
+        value = float(np.quantile(filled, 1.0 - beta, method="higher"))
+    return value
+
+
+def run_summary(
+    trial: Callable[..., Any], vectorised: bool, size: int, seed_seq: np.random.SeedSequence,
+    index: int, alpha: float, keep: int,
+) -> tuple[int, np.ndarray]:
+    """Batch ``index`` reduced to what the check needs (runs on the workers): its failure count
+    (errors ``> alpha``) and its ``keep`` largest errors, ascending."""
+    errors = run_batch(trial, vectorised, size, seed_seq, index)
+    k = min(keep, size)
+    return int(np.count_nonzero(errors > alpha)), np.sort(np.partition(errors, size - k)[size - k:])
 
 
 def run_batch(

@@ -19,6 +19,11 @@ File format (``format = "dpcheck-audit-checkpoint"``, ``version = 1``)::
     {"format": ..., "version": 1, "fingerprint": {...}, "selection": "<sha256>",
      "events": ["<event> (<direction>)", ...], "sizes": [n_d, n_d_prime],
      "chunks": {"<side>/<index>": [count per event, ...], ...}}
+
+:func:`dpcheck.check_accuracy` (``checkpoint=PATH``) saves its batches the same way
+(:class:`AccuracyCheckpoint`, ``format = "dpcheck-accuracy-checkpoint"``): chunk ``"0/<i>"``
+is ``[failures, e_1, …, e_m]``, the failure count of batch ``i`` and its ``m`` largest errors
+(as many as the reported error quantile can need; :mod:`dpcheck.accuracy`), with no selection.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from typing import Any
 
 from .errors import InvalidArgument
 
-__all__ = ["Checkpoint", "fingerprint"]
+__all__ = ["AccuracyCheckpoint", "Checkpoint", "fingerprint", "fingerprint_call"]
 
 FORMAT = "dpcheck-audit-checkpoint"
 VERSION = 1
@@ -69,6 +74,12 @@ def fingerprint(mechanism: Any, d: Any, d_prime: Any, claim: Any, **params: Any)
             **{k: v for k, v in sorted(params.items())}}
 
 
+def fingerprint_call(fn: Any, **params: Any) -> dict[str, Any]:
+    """The fingerprint of a checkpointed call of ``fn`` (no datasets): its stable name and the
+    call's parameters, JSON-safe."""
+    return {"function": stable_name(fn), **{k: v for k, v in sorted(params.items())}}
+
+
 @dataclass
 class Checkpoint:
     """The saved chunk counts of one audit (see the module docstring)."""
@@ -79,6 +90,15 @@ class Checkpoint:
     selection: str | None = None
     events: list[str] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
+
+    #: The ``format`` field of the file, and what the file holds (for error messages).
+    FORMAT = FORMAT
+    WHAT = "audit"
+
+    @staticmethod
+    def valid_chunk(value: Any) -> bool:
+        """Whether ``value`` is a saved chunk: event counts (non-negative integers)."""
+        return isinstance(value, list) and all(isinstance(c, int) and c >= 0 for c in value)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], fingerprint: dict[str, Any]) -> Checkpoint:
@@ -94,22 +114,21 @@ class Checkpoint:
             doc = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InvalidArgument(f"checkpoint={str(p)!r} cannot be read: {exc}") from exc
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT \
+        if not isinstance(doc, dict) or doc.get("format") != cls.FORMAT \
                 or doc.get("version") != VERSION:
-            raise InvalidArgument(f"checkpoint={str(p)!r} is not a dpcheck audit checkpoint "
-                                  f"(format {FORMAT!r} version {VERSION})")
+            raise InvalidArgument(f"checkpoint={str(p)!r} is not a dpcheck {cls.WHAT} "
+                                  f"checkpoint (format {cls.FORMAT!r} version {VERSION})")
         if doc.get("fingerprint") != fp:
             old = doc.get("fingerprint") if isinstance(doc.get("fingerprint"), dict) else {}
             diff = sorted(k for k in set(old) | set(fp) if old.get(k) != fp.get(k))
             raise InvalidArgument(
-                f"checkpoint={str(p)!r} was written by an audit with other arguments (differs in "
-                f"{', '.join(diff)}): rerun with the same arguments, or use another path")
+                f"checkpoint={str(p)!r} was written by {'an' if cls.WHAT[0] in 'aeiou' else 'a'} "
+                f"{cls.WHAT} with other arguments (differs in {', '.join(diff)}): rerun with "
+                "the same arguments, or use another path")
         chunks = doc.get("chunks")
-        if not isinstance(chunks, dict) or not all(
-                isinstance(v, list) and all(isinstance(c, int) and c >= 0 for c in v)
-                for v in chunks.values()):
+        if not isinstance(chunks, dict) or not all(cls.valid_chunk(v) for v in chunks.values()):
             raise InvalidArgument(f"checkpoint={str(p)!r}: 'chunks' must map chunk names to "
-                                  "lists of counts")
+                                  f"lists of {'counts' if cls is Checkpoint else 'numbers'}")
         return cls(p, fp, dict(chunks), doc.get("selection"), list(doc.get("events", [])),
                    list(doc.get("sizes", [])))
 
@@ -139,14 +158,15 @@ class Checkpoint:
                                   f"has {len(counts)} counts for {n_events} events")
         return counts
 
-    def record(self, side: int, index: int, counts: list[int]) -> None:
+    def record(self, side: int, index: int, counts: list[Any]) -> None:
         """Add a finished chunk and save the file atomically."""
-        self.chunks[self.key(side, index)] = [int(c) for c in counts]
+        self.chunks[self.key(side, index)] = [
+            c if isinstance(c, float) else int(c) for c in counts]
         self.save()
 
     def save(self) -> None:
         """Write the checkpoint (temporary file in the same directory, then ``os.replace``)."""
-        doc = {"format": FORMAT, "version": VERSION, "fingerprint": self.fingerprint,
+        doc = {"format": self.FORMAT, "version": VERSION, "fingerprint": self.fingerprint,
                "selection": self.selection, "events": self.events, "sizes": self.sizes,
                "chunks": dict(sorted(self.chunks.items(), key=lambda kv: tuple(
                    int(x) for x in kv[0].split("/"))))}
@@ -164,6 +184,22 @@ class Checkpoint:
                 raise
         except OSError as exc:
             raise InvalidArgument(f"checkpoint={str(self.path)!r} cannot be written: {exc}") from exc
+
+
+class AccuracyCheckpoint(Checkpoint):
+    """The saved batches of one :func:`dpcheck.check_accuracy` run: chunk ``"0/<i>"`` is
+    ``[failures, e_1, …, e_m]`` (see the module docstring)."""
+
+    FORMAT = "dpcheck-accuracy-checkpoint"
+    WHAT = "accuracy check"
+
+    @staticmethod
+    def valid_chunk(value: Any) -> bool:
+        """``[failures, errors...]``: a non-negative integer, then reals (no NaN; Python's
+        ``json`` writes and reads infinite errors as ``Infinity``)."""
+        return (isinstance(value, list) and bool(value) and isinstance(value[0], int)
+                and value[0] >= 0 and all(isinstance(e, (int, float)) and e == e
+                                          for e in value[1:]))
 
 
 def _suppress() -> Any:

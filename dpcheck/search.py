@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -225,6 +226,7 @@ def find_counterexample(
     features: Any = None,
     float_features: bool = True,
     executor: Any = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> SearchResult:
     """Search for a neighbouring pair on which ``mechanism`` violates ``claim``; confirm it once.
 
@@ -268,6 +270,11 @@ def find_counterexample(
     executor
         Runs the confirming audit's sampling (see :func:`dpcheck.audit`); the small exploratory
         audits stay in this process. The result does not depend on it.
+    checkpoint
+        A file path handed to the confirming audit (see :func:`dpcheck.audit`): its chunk
+        counts are saved as they finish, and rerunning the same search with the same
+        ``checkpoint`` redoes the (seeded, deterministic) exploration and draws only the
+        confirmation chunks missing from the file — the same result bit for bit.
 
     Returns
     -------
@@ -283,6 +290,9 @@ def find_counterexample(
         raise InvalidArgument(f"claim={claim!r} must be a dpcheck.PureDP or dpcheck.ApproxDP")
     as_sampler(mechanism)
     check_executor(executor)
+    if checkpoint is not None and (not isinstance(checkpoint, (str, os.PathLike))
+                                   or not str(checkpoint)):
+        raise InvalidArgument(f"checkpoint={checkpoint!r} must be a file path or None")
     samples = check_int(samples, "samples", minimum=2)
     explore_samples = check_int(explore_samples, "explore_samples", minimum=2)
     alpha = check_alpha(alpha)
@@ -365,7 +375,8 @@ def find_counterexample(
 
     confirm = audit(mechanism, pair[0], pair[1], claim, samples=samples, alpha=alpha,
                     seed=child(root, "confirm"), features=features,
-                    float_features=float_features, executor=executor)
+                    float_features=float_features, executor=executor,
+                    checkpoint=checkpoint)
     calls = ex.calls + 2 * samples
     replay = _replay(mechanism, pair, claim, samples, alpha, child(root, "confirm"), features)
     if not float_features:
