@@ -10,8 +10,9 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
   outputs, same chosen events); then each pair's chosen events are counted on a fresh *pilot*
   sample of ``explore`` outputs per side (a stream of its own), the pair whose pilot counts
   project the largest final bound is kept, it is *re-explored* — its exploration outputs plus
-  fresh ones, up to ``explore_fraction`` of the budget left to it, and its events chosen again
-  on them — and only that pair is *confirmed*, on the rest of the pooled budget
+  fresh ones, up to ``explore_fraction`` of the budget left to it (and at most
+  :data:`MAX_EXPLORE_BYTES` of outputs per side), and its events chosen again on them — and
+  only that pair is *confirmed*, on the rest of the pooled budget
   ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid
   because the choice of the pair is a function of exploration and pilot outputs only, which are
   never counted again (design §4 rule 1), exactly as the choice of an event is. With ``m``
@@ -29,7 +30,9 @@ the pooled size, selection favours rare events whose exploration counts are too 
 Why re-explore: the learned scores of vector outputs (:mod:`dpcheck.learned`, the joint cells
 of :mod:`dpcheck.features`) need more rows than one pair's exploration share; the chosen pair
 then gets the exploration a single audit of its pooled budget would have (4 pairs at 10⁶ per
-side: 3.3·10⁵ rows instead of 10⁵, for 7 % of its confirmation outputs).
+side: 3.3·10⁵ rows instead of 10⁵, for 7 % of its confirmation outputs). Only the exploration
+of the pair leading so far is kept while the pairs are explored, so memory holds two pairs'
+exploration outputs at most, whatever the number of pairs.
 
 Measured at 10⁶ per side per pair, seeds 0–9, equal calls (``benchmarks/dpsniper_compare.py``,
 α = 0.05; mean / worst seed): SVT1 (4 pairs) 0.067 / 0.046 (0.058 / 0.040 for ``"each"``); SVT3
@@ -210,7 +213,8 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     n_pilot = 0 if m == 1 else min(n_explore, (samples - n_explore) // 2)
     pooled = m * (samples - n_explore - n_pilot)
     total = 2 * samples * m
-    explored, scores = [], []
+    scores: list[float] = []
+    best, chosen = 0, None  # only the leading pair's exploration is kept (memory: one pair)
     for i, (d, d_prime) in enumerate(pairs):
         # events chosen as the pair's own audit would choose them (projected to its own
         # confirmation size), then confirmed on the pooled size if the pair wins
@@ -218,16 +222,22 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
                     seed_seq=child(root, "pair", i))
         e = dataclasses.replace(e, n_confirm=pooled)
         scores.append(max(_pilot_scores(setup, e, n_pilot, pooled)) if m > 1 else 0.0)
-        explored.append(e)
+        if chosen is None or scores[i] > scores[best]:  # the first of equal scores
+            best, chosen = i, e
+        del e
         if setup.progress is not None:
             setup.progress(2 * (n_explore + n_pilot) * (i + 1), total)
-    best = max(range(m), key=lambda i: scores[i])  # the first of equal scores
+    assert chosen is not None
     done = 2 * (n_explore + n_pilot) * m
-    chosen = explored[best]
     # Re-explore the chosen pair on explore_fraction of the budget left to it: its exploration
     # outputs plus fresh ones (none when its exploration is already that large, e.g. at
-    # budgets where the exploration floor of 1000 outputs dominates).
-    n_more = round(setup.explore_fraction * (n_explore + pooled)) - n_explore if m > 1 else 0
+    # budgets where the exploration floor of 1000 outputs dominates), at most
+    # MAX_EXPLORE_BYTES of outputs per side.
+    n_more = 0
+    if m > 1:
+        row = max(1, chosen.out_d[:1].nbytes)
+        n_more = min(round(setup.explore_fraction * (n_explore + pooled)),
+                     max(n_explore, MAX_EXPLORE_BYTES // row)) - n_explore
     if n_more > 0:
         chosen = explore(setup, chosen.d, chosen.d_prime, n_explore=n_more,
                          n_confirm=pooled - n_more, seed_seq=chosen.seed_seq,
@@ -239,6 +249,12 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     results = tuple(result if i == best else None for i in range(len(pairs)))
     return PairsResult(results, best, alpha, "best", tuple(scores))
 
+
+#: The chosen pair's re-exploration keeps at most this many bytes of outputs per side (a
+#: 20-coordinate float64 vector: 6.7·10⁶ rows). Uncapped, SVT3 at 10⁸ per side per pair would
+#: hold 3.3·10⁷ rows per side (10.6 GB for both sides, before features) and was killed for
+#: lack of memory on a 23 GB machine.
+MAX_EXPLORE_BYTES = 1 << 30
 
 #: Pilot counts certify each candidate at this one-sided level (about one standard error).
 PILOT_LEVEL = 0.16

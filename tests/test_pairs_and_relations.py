@@ -191,3 +191,28 @@ def test_confirm_best_is_executor_independent_and_relearns_the_chosen_pair(monke
     assert local.violation and 0.2 < local.epsilon_lower <= 0.5
     strip = lambda r: {k: v for k, v in r.audit.to_dict().items() if k != "seconds"}  # noqa: E731
     assert strip(local) == strip(remote) and local.scores == remote.scores
+
+
+def test_confirm_best_caps_the_re_exploration_memory(monkeypatch):
+    """The chosen pair's re-exploration holds at most ``MAX_EXPLORE_BYTES`` of outputs per side
+    (SVT3 at 10⁸ per side per pair was killed for lack of memory without the cap). With the
+    cap at 8,000 rows of five float64 coordinates the re-exploration stops there; the mutant,
+    the uncapped re-exploration, takes 10,200 rows. The calls are unchanged: the
+    rows not explored are confirmed."""
+    import dpcheck.pairs
+    from algorithms.mechanisms.noisy_sums import RepeatedLaplace
+
+    mech = RepeatedLaplace(0.1, 5)
+    pairs = [([1.0], [0.0]), ([0.0], [1.0])]
+    kw = dict(samples=60_000, seed=4, confirm="best")
+    n_explore = exploration_size(60_000)
+    uncapped = round(0.1 * (n_explore + 2 * (60_000 - 2 * n_explore)))
+    assert uncapped == 10_200  # the cap below binds
+    assert audit_pairs(mech, pairs, PureDP(0.1), **kw).audit.explore_samples == uncapped
+    monkeypatch.setattr(dpcheck.pairs, "MAX_EXPLORE_BYTES", 8_000 * 5 * 8)
+    r = audit_pairs(mech, pairs, PureDP(0.1), **kw)
+    assert r.audit.explore_samples == 8_000
+    assert r.audit.explore_samples + r.audit.confirm_samples == n_explore + 2 * (
+        60_000 - 2 * n_explore)
+    monkeypatch.setattr(dpcheck.pairs, "MAX_EXPLORE_BYTES", 10)  # below one exploration
+    assert audit_pairs(mech, pairs, PureDP(0.1), **kw).audit.explore_samples == n_explore
