@@ -11,9 +11,9 @@ Clopper–Pearson *lower* bound at that level exceeds β).
 Trials run in batches of :data:`BATCH`, each on its own seed, locally or on an ``executor``;
 a batch hands back only its failure count and its largest errors — as many as the reported
 error quantile can need — so what travels back from workers and what is saved is
-O(β·trials), and ``checkpoint=PATH`` saves it after every batch (:class:`dpcheck.checkpoint.AccuracyCheckpoint`): an interrupted check
-rerun with the same arguments draws only the missing batches and gives the same result bit
-for bit.
+O(β·trials), and ``checkpoint=PATH`` saves it after every batch
+(:class:`dpcheck.checkpoint.AccuracyCheckpoint`): an interrupted check rerun with the same
+arguments draws only the missing batches and gives the same result bit for bit.
 
 References
 ----------
@@ -238,8 +238,8 @@ def run_summary(
     """Batch ``index`` reduced to what the check needs (runs on the workers): its failure count
     (errors ``> alpha``) and its ``keep`` largest errors, ascending."""
     errors = run_batch(trial, vectorised, size, seed_seq, index)
-    k = min(keep, size)
-    return int(np.count_nonzero(errors > alpha)), np.sort(np.partition(errors, size - k)[size - k:])
+    cut = size - min(keep, size)
+    return int(np.count_nonzero(errors > alpha)), np.sort(np.partition(errors, cut)[cut:])
 
 
 def run_batch(

@@ -347,10 +347,7 @@ def projected_score(
     """Projected ε lower bound of events with exploration counts ``k_p``, ``k_q`` out of
     ``n_explore`` (scalar or per event) per side (ranking only). With ``ratio``, the larger of
     the union projection and the conditional-ratio projection (see :func:`projected_ratio`)."""
-    p_t = wilson_lower(k_p.astype(np.float64), n_explore, shrink)
-    q_t = wilson_upper(k_q.astype(np.float64), n_explore, shrink)
-    p_lo = wilson_lower(p_t * n_confirm, n_confirm, alpha_each)
-    q_hi = wilson_upper(q_t * n_confirm, n_confirm, alpha_each)
+    p_t, q_t, p_lo, q_hi = _projected_bounds(k_p, k_q, n_explore, n_confirm, alpha_each, shrink)
     with np.errstate(divide="ignore", invalid="ignore"):
         union = np.where(p_lo > delta,
                          np.log(np.maximum(p_lo - delta, 1e-300)) - np.log(q_hi), -np.inf)
@@ -380,11 +377,21 @@ def projected_delta(
     """Projected δ lower bound ``p_lo − e^ε q_hi`` at ``epsilon`` of events with exploration
     counts ``k_p``, ``k_q`` out of ``n_explore`` per side (ranking only; the reported bound is
     :meth:`dpcheck.stats.EventBound.delta_lower` on fresh counts)."""
+    _, _, p_lo, q_hi = _projected_bounds(k_p, k_q, n_explore, n_confirm, alpha_each, shrink)
+    return np.asarray(p_lo - math.exp(epsilon) * q_hi, dtype=np.float64)
+
+
+def _projected_bounds(
+    k_p: NDArray[np.int64], k_q: NDArray[np.int64], n_explore: float | NDArray[np.float64],
+    n_confirm: int, alpha_each: float, shrink: float,
+) -> tuple[NDArray[np.float64], ...]:
+    """Shrunk exploration estimates ``p_t``, ``q_t`` and the Wilson bounds ``p_lo``, ``q_hi``
+    they project at ``n_confirm`` outputs per side and level ``alpha_each``."""
     p_t = wilson_lower(k_p.astype(np.float64), n_explore, shrink)
     q_t = wilson_upper(k_q.astype(np.float64), n_explore, shrink)
     p_lo = wilson_lower(p_t * n_confirm, n_confirm, alpha_each)
     q_hi = wilson_upper(q_t * n_confirm, n_confirm, alpha_each)
-    return np.asarray(p_lo - math.exp(epsilon) * q_hi, dtype=np.float64)
+    return p_t, q_t, p_lo, q_hi
 
 
 def validation_shrink(shortlisted: int) -> float:
@@ -583,9 +590,8 @@ def select_events(
         best = int(np.lexsort((-gen_score[:singles], -v_delta))[0]) if singles else -1
         # only if the event is expected to certify a positive δ: its projected bound at the
         # validation point estimates (no shrinkage) is positive
-        ok = best >= 0 and projected_delta(v_p[best:best + 1], v_q[best:best + 1],
-                                           n_explore=n_val, shrink=0.5, **dkw)[0] > 0
-        if best >= 0 and ok:
+        if best >= 0 and projected_delta(v_p[best:best + 1], v_q[best:best + 1],
+                                         n_explore=n_val, shrink=0.5, **dkw)[0] > 0:
             event, forward, _ = shortlist[best]
             twin = (bool(forward), event.count(gen_d), event.count(gen_dp), int(v_p[best]),
                     int(v_q[best]), True)

@@ -214,7 +214,7 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     pooled = m * (samples - n_explore - n_pilot)
     total = 2 * samples * m
     scores: list[float] = []
-    best, chosen = 0, None  # only the leading pair's exploration is kept (memory: one pair)
+    best, chosen = 0, None  # only the leading pair's exploration is kept beside the current one
     for i, (d, d_prime) in enumerate(pairs):
         # events chosen as the pair's own audit would choose them (projected to its own
         # confirmation size), then confirmed on the pooled size if the pair wins

@@ -28,33 +28,19 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
 from algorithms.mechanisms.float_noise import NaiveGaussian
-from algorithms.mechanisms.gaussian import gaussian_delta
+from algorithms.mechanisms.gaussian import PoissonSubsampledGaussian, gaussian_delta
 from dpcheck import ApproxDP, audit
 from dpcheck.events import select_events
 from dpcheck.stats import clopper_pearson
 
 audit_module = importlib.import_module("dpcheck.audit")  # the module, not the function
 R = 200
-
-
-@dataclass(frozen=True)
-class SubsampledGaussian:
-    """``x·B + N(0, σ²)`` with ``B ~ Bernoulli(q)`` for the one record of ``d = [x]``."""
-
-    q: float
-    sigma: float
-
-    def sample(self, data, size, rng):
-        x = np.asarray(data, dtype=float)
-        kept = rng.random((size, x.size)) < self.q
-        return kept @ x + rng.normal(0.0, self.sigma, size)
 
 
 def subsampled_delta(q: float, sigma: float, eps: float) -> float:
@@ -75,7 +61,7 @@ def test_subsampled_closed_form_matches_the_pld_value():
 CALIBRATION = {
     "gaussian_s1_e0.5": (NaiveGaussian(1.0), 0.5, gaussian_delta(0.5, 1.0)),
     "gaussian_s2_e1": (NaiveGaussian(2.0), 1.0, gaussian_delta(1.0, 2.0)),
-    "subsampled_gaussian_e0.5": (SubsampledGaussian(0.2, 1.0), 0.5,
+    "subsampled_gaussian_e0.5": (PoissonSubsampledGaussian(0.2, 1.0), 0.5,
                                  subsampled_delta(0.2, 1.0, 0.5)),
 }
 
@@ -129,7 +115,7 @@ def certified_share(monkeypatch: pytest.MonkeyPatch | None, *, delta_candidate: 
     truth = subsampled_delta(0.2, 1.0, 1.0)
     shares = []
     for seed in range(8):
-        r = audit(SubsampledGaussian(0.2, 1.0), [1.0], [], ApproxDP(1.0, truth),
+        r = audit(PoissonSubsampledGaussian(0.2, 1.0), [1.0], [], ApproxDP(1.0, truth),
                   samples=1_000_000, seed=seed, float_features=False)
         assert r.delta_lower is not None and r.delta_lower <= truth
         shares.append(r.delta_lower / truth)
@@ -165,7 +151,7 @@ def test_delta_candidate_is_an_extra_confirmed_event():
     attained); the fourth, chosen by the δ objective, has its half-line closer to the best
     ``t = 2.80`` and certifies most of the audit's δ_lower."""
     truth = subsampled_delta(0.2, 1.0, 1.0)
-    r = audit(SubsampledGaussian(0.2, 1.0), [1.0], [], ApproxDP(1.0, truth),
+    r = audit(PoissonSubsampledGaussian(0.2, 1.0), [1.0], [], ApproxDP(1.0, truth),
               samples=1_000_000, seed=6, float_features=False)
     assert len(r.confirmed) == 4
     extra, rest = r.confirmed[-1], r.confirmed[:-1]

@@ -19,31 +19,17 @@ Y.-X. Wang, ICML 2019 (subsampled mechanisms' privacy-loss distributions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-from algorithms.mechanisms.gaussian import gaussian_delta
+from algorithms.mechanisms.gaussian import PoissonSubsampledGaussian, gaussian_delta
 from algorithms.zoo import get
 from dpcheck import ApproxDP, audit
 
 pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
 EPSILONS = (0.25, 0.5, 1.0)
-
-
-@dataclass(frozen=True)
-class PoissonSubsampledGaussian:
-    """``Σ_{i ∈ S} x_i + N(0, σ²)``, each record kept independently with probability q."""
-
-    q: float
-    sigma: float
-
-    def sample(self, data, size, rng):
-        x = np.asarray(data, dtype=float)
-        kept = rng.random((size, x.size)) < self.q
-        return kept @ x + rng.normal(0.0, self.sigma, size)
 
 
 def pld_delta(sigma: float, q: float, eps: float) -> float:

@@ -34,7 +34,8 @@ from dpcheck.errors import InvalidArgument
 
 from .primitives import _check_rng, _check_size, bounded_sum
 
-__all__ = ["classic_sigma", "analytic_sigma", "gaussian_delta", "gaussian_epsilon", "GaussianSum"]
+__all__ = ["classic_sigma", "analytic_sigma", "gaussian_delta", "gaussian_epsilon", "GaussianSum",
+           "PoissonSubsampledGaussian"]
 
 _RTOL = 4 * np.finfo(float).eps  # relative tolerance handed to brentq
 _MAX_STEPS = 4096  # ulp steps allowed when snapping a root to the feasible side
@@ -255,3 +256,42 @@ class GaussianSum:
         total = self.true_sum(data)
         n, gen = _check_size(size), _check_rng(rng)
         return total + gen.normal(0.0, self.sigma, size=n)
+
+
+@dataclass(frozen=True, slots=True)
+class PoissonSubsampledGaussian:
+    """``Σ_{i ∈ S} x_i + N(0, σ²)``, each record kept in ``S`` independently with probability q.
+
+    Used as ground truth with dp-accounting's privacy-loss distribution
+    (tests/test_dp_accounting.py) and for the δ lower bound (tests/test_delta_lower.py). Records
+    are reals (no clipping: the audited pairs use ``d = [1]``, ``d′ = []``).
+
+    Parameters
+    ----------
+    q
+        Sampling probability, in (0, 1].
+    sigma
+        Noise standard deviation, finite, > 0.
+
+    References
+    ----------
+    B. Balle, G. Barthe, M. Gaboardi, "Privacy amplification by subsampling", NeurIPS 2018;
+    Y. Zhu, Y.-X. Wang, ICML 2019 (privacy-loss distributions of subsampled mechanisms).
+    """
+
+    q: float
+    sigma: float
+
+    def __post_init__(self) -> None:
+        q = check_real("q", self.q)
+        if not 0.0 < q <= 1.0:
+            raise InvalidArgument(f"q={_fmt(self.q)} must be in (0, 1]")
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "sigma", check_epsilon(self.sigma, "sigma"))
+
+    def sample(self, data: Sequence[float], size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` i.i.d. outputs, float64 of shape ``(size,)``."""
+        x = np.asarray(data, dtype=float)
+        n, gen = _check_size(size), _check_rng(rng)
+        kept = gen.random((n, x.size)) < self.q
+        return np.asarray(kept @ x + gen.normal(0.0, self.sigma, n), dtype=np.float64)
