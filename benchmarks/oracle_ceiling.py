@@ -16,10 +16,11 @@ near 1.
   binomial probabilities.
 * ``svt1`` (Lyu et al. Alg. 1, c = 1, its 4 zoo pairs): the events are the likelihood-ratio
   ordered unions of the 11 output patterns, both directions; exact pattern probabilities by
-  quadrature over the threshold noise (``tests/zoo/test_svt.py::log_pmf``).
+  quadrature over the threshold noise (``algorithms.zoo.svt_exact.log_pmf``).
 * ``svt3`` (Alg. 3, numeric answers, its 4 zoo pairs): super-level sets of the exact
   log-likelihood ratio of (first-⊤ index, released value), on a value grid
-  (``tests/zoo/test_svt.py::svt3_law``, checked against the sampler there).
+  (``algorithms.zoo.svt_exact.svt3_law``, checked against the sampler in
+  ``tests/zoo/test_svt.py``).
 
 Usage::
 
@@ -29,14 +30,13 @@ Measured (``reports/bench/oracle_ceiling.md``, α = 0.05): laplace_parallel at 1
 median 0.042, 5 % quantile 0.031, P(≥ 0.035) = 0.84; at 10⁸ median 0.069 (0.69 of the true ε:
 the 0.95 target of issue #14 is out of reach of any valid audit at that budget); svt1 at 10⁶
 per side per pair, median 0.084, 5 % quantile 0.071, P(≥ 0.067) = 0.98; svt3 at 10⁶ per side
-per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dpcheck's 0.137 mean
+per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dpcheck's 0.143 mean
 (seeds 0–9), the one DP-Sniper mechanism where the auditor is not near the ceiling.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -46,7 +46,7 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 from scipy.stats import binom
 
-from algorithms.zoo import get
+from algorithms.zoo import get, svt_exact
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dpsniper_compare import EQUAL_CALLS, write_atomic  # noqa: E402
@@ -97,12 +97,11 @@ def laplace_parallel(samples: int, alpha: float, rng: np.random.Generator) -> di
 
 
 def svt1(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, object]:
-    exact = _svt_exact()
     entry = get("svt1")
     events = []
     for d, d_prime in entry.pairs:
-        p = np.exp(exact.log_pmf(entry.mechanism, d)[1])
-        q = np.exp(exact.log_pmf(entry.mechanism, d_prime)[1])
+        p = np.exp(svt_exact.log_pmf(entry.mechanism, d)[1])
+        q = np.exp(svt_exact.log_pmf(entry.mechanism, d_prime)[1])
         for a, b in ((p, q), (q, p)):
             order = np.argsort(-(np.log(a) - np.log(b)))
             events += [(float(x), float(y), 1.0)
@@ -112,20 +111,10 @@ def svt1(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, obje
             **_best(events, n, alpha, EQUAL_CALLS["svt1"], rng)}
 
 
-def _svt_exact() -> object:
-    path = Path(__file__).resolve().parents[1] / "tests" / "zoo" / "test_svt.py"
-    spec = importlib.util.spec_from_file_location("_svt_exact", path)
-    assert spec is not None and spec.loader is not None
-    exact = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(exact)
-    return exact
-
-
 def svt3(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, object]:
     """Alg. 3 (the released value is continuous): the events are super-level sets of the exact
     log-likelihood ratio of (first-⊤ index j, value v), on a grid of v per j plus the
-    "nothing released" outcome (``tests/zoo/test_svt.py::svt3_law``), both directions."""
-    exact = _svt_exact()
+    "nothing released" outcome (``algorithms.zoo.svt_exact.svt3_law``), both directions."""
     entry = get("svt3")
     mech = entry.mechanism
     grid = np.linspace(-800.0, 800.0, 160_001)
@@ -136,8 +125,8 @@ def svt3(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, obje
     for d, d_prime in entry.pairs:
         cells = []
         for q in (d, d_prime):
-            law = exact.svt3_law(mech, q)
-            dens = np.exp(exact.svt3_log_density(mech, law, jj, vv, q)) * dv
+            law = svt_exact.svt3_law(mech, q)
+            dens = np.exp(svt_exact.svt3_log_density(mech, law, jj, vv, q)) * dv
             cells.append(np.append(dens, law[2]))
         p, q = cells
         for a, b in ((p, q), (q, p)):

@@ -7,8 +7,11 @@ An event family needs a scalar to threshold or a value to match. Outputs are map
   :data:`MAX_PROJECTIONS`), their sum (a sufficient statistic for composed noisy releases of one
   query), a *learned* log-likelihood-ratio score (below), with enough exploration outputs a
   logistic-regression score and a count of coordinates above their median
-  (:mod:`dpcheck.learned`), and one *categorical* feature, a 64-bit
-  hash of the whole row, so repeated rows (e.g. sparse-vector answer patterns) become atoms;
+  (:mod:`dpcheck.learned`), a logistic score on statistics pooled over the coordinates
+  (``logit(summary)``, :mod:`dpcheck.summary`: per-row counts of each flag or sentinel and the
+  row's extreme released values, when the rows have flags or sentinels), and one *categorical*
+  feature, a 64-bit hash of the whole row, so repeated rows (e.g. sparse-vector answer
+  patterns) become atoms;
   when a coordinate is continuous but the rows fall into at most :data:`MAX_CELLS` joint cells
   of the naive-Bayes coding (a value released at one of a few positions, the rest sentinels:
   sparse vector with numeric answers), the cell of the row, ``cells(output)``, is a categorical
@@ -40,6 +43,7 @@ from numpy.typing import NDArray
 from . import float_features
 from .errors import InvalidArgument
 from .learned import MAX_FIT_ROWS, LogisticScore, SignCount, _Column, column_coding
+from .summary import SummaryScore
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
 
@@ -173,6 +177,7 @@ class Featurizer:
     llr: NaiveBayesLLR | None = None
     logit: LogisticScore | None = None
     signs: SignCount | None = None
+    summary: SummaryScore | None = None
 
     @classmethod
     def build(
@@ -213,15 +218,18 @@ class Featurizer:
                     [llr.cells(gen_d), llr.cells(gen_dp)])).size <= MAX_CELLS
                 if cells:
                     feats.append(Feature("cells(output)", False))
-                logit = signs = None
+                logit = signs = summary = None
                 if half >= LEARN_MIN_ROWS:  # below that the learned weights are mostly noise
                     logit = LogisticScore.fit(gen_d, gen_dp)
                     feats.append(Feature("logit(output)", True))
                     signs = SignCount.fit(gen_d, gen_dp)
                     if signs is not None:
                         feats.append(Feature("signs(output)", True))
+                    summary = SummaryScore.fit(gen_d, gen_dp)
+                    if summary is not None:
+                        feats.append(Feature("logit(summary)", True))
                 return cls(tuple(feats + [Feature("row", False)]), trailing, user_map, llr,
-                           logit, signs)
+                           logit, signs, summary)
             feats.append(Feature("row", False))
         else:
             feats.append(Feature("row", False))
@@ -263,6 +271,9 @@ class Featurizer:
             elif name == "logit(output)":
                 assert self.logit is not None
                 cols.append(self.logit(outputs))
+            elif name == "logit(summary)":
+                assert self.summary is not None
+                cols.append(self.summary(outputs))
             elif name == "signs(output)":
                 assert self.signs is not None
                 cols.append(self.signs(outputs))

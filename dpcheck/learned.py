@@ -210,12 +210,15 @@ class LogisticScore:
     weights: NDArray[np.float64]
 
     @classmethod
-    def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic]) -> LogisticScore:
-        """Fit on (generation-half) outputs of D and D′, 2-d numeric arrays of equal width."""
-        a = np.asarray(out_d[:MAX_FIT_ROWS], dtype=np.float64)
-        b = np.asarray(out_dp[:MAX_FIT_ROWS], dtype=np.float64)
+    def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic], *,
+            bins: int = VALUE_BINS, max_rows: int = MAX_FIT_ROWS) -> LogisticScore:
+        """Fit on (generation-half) outputs of D and D′, 2-d numeric arrays of equal width: the
+        first ``max_rows`` of each, ``bins`` quantile bins per continuous column."""
+        a = np.asarray(out_d[:max_rows], dtype=np.float64)
+        b = np.asarray(out_dp[:max_rows], dtype=np.float64)
         pooled = np.concatenate([a, b])
-        cols = tuple(column_coding(j, pooled[:, j]) for j in range(min(pooled.shape[1], MAX_COLUMNS)))
+        cols = tuple(column_coding(j, pooled[:, j], bins)
+                     for j in range(min(pooled.shape[1], MAX_COLUMNS)))
         cols = tuple(c for c in cols if c.width)
         shell = cls(cols, np.zeros(0))
         phi = shell.basis(pooled)

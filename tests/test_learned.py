@@ -2,7 +2,8 @@
 
 * :func:`dpcheck.stats.ratio_lower` covers ``p/q`` on Poisson counts at its level, and the same
   harness fails a bound that overstates the ratio.
-* Audits of vector mechanisms whose learned scores (logistic regression, sign count) are fitted,
+* Audits of vector mechanisms whose learned scores (logistic regression, sign count, the row
+  summary score of :mod:`dpcheck.summary`) are fitted,
   claimed at their exact ε, over many seeds: the fraction with ``epsilon_lower > true ε`` stays
   ≤ α (the calibration criterion of ``tests/test_calibration.py``).
 * The learned scores themselves: sentinels become flags, the sign count is the composed-Laplace
@@ -77,7 +78,9 @@ def test_learned_events_are_calibrated_at_the_true_epsilon(name, record_property
     for seed in range(R):
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
                   explore_fraction=0.5)
-        assert "logit(output)" in {f["name"] for f in r.features["features"]}
+        names = {f["name"] for f in r.features["features"]}
+        assert "logit(output)" in names
+        assert ("logit(summary)" in names) == (name == "rappor")  # flags: 0/1 bits
         over += r.epsilon_lower > true_eps
     low, high = clopper_pearson(over, R, 0.05)
     record_property("miscoverage", {"count": over, "runs": R, "rate": over / R,
@@ -234,7 +237,7 @@ def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_pr
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
                   explore_fraction=0.5)
         names = {f["name"] for f in r.features["features"]}
-        assert "cells(output)" in names if kind == "cells" else "row" in names
+        assert {"cells(output)", "logit(summary)"} <= names if kind == "cells" else "row" in names
         over += r.epsilon_lower > true_eps
     record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
     assert over / runs <= alpha

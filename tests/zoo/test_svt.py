@@ -2,139 +2,32 @@
 every listed pair (worst first, never above the declared truth), the suprema behind the declared
 true ε, and a smoke audit per entry that must never certify more than the truth.
 
-Exact pattern probabilities of 10-query instances are computed by composite Gauss–Legendre
-quadrature over the threshold noise, split at every kink of the integrand (``r = 0`` and
-``r = q_i − T``): the integrand is smooth between kinks, so the result is accurate to ~1e-12.
+Exact pattern probabilities and the Alg. 3 law come from :mod:`algorithms.zoo.svt_exact`
+(quadrature over the threshold noise, split at every kink of the integrand).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 import pytest
 
 import dpcheck
-from algorithms.mechanisms.sparse_vector import HALTED, TOP, SparseVector
+from algorithms.mechanisms.sparse_vector import TOP
 from algorithms.zoo import ZooEntry, _REGISTRY
 from algorithms.zoo import svt
+from algorithms.zoo.svt_exact import pair_epsilon, svt3_law, svt3_log_density, svt3_release
 
 NAMES = ["svt1", "svt1_c2", "svt2", "svt2_c2", "svt4_c1", "svt4_c2", "svt4_c4", "svt3", "svt5",
          "svt6"]
 #: Exact ε of pairs[0] as quoted in each description (computed here, see test below).
 FIRST_PAIR = {"svt1": 0.0985, "svt1_c2": 0.0874, "svt2": 0.0984, "svt2_c2": 0.0574,
               "svt4_c1": 0.1749, "svt4_c2": 0.3234, "svt4_c4": 0.5753, "svt6": 0.4200}
-GL_X, GL_W = np.polynomial.legendre.leggauss(16)
 
 
 def by_name() -> dict[str, ZooEntry]:
     return {e.name: e for e in svt.ENTRIES}
-
-
-def _log_cdf(x: np.ndarray, b: float) -> np.ndarray:
-    """ln P[Lap(b) < x]."""
-    return np.where(x < 0, math.log(0.5) + np.minimum(x, 0) / b,
-                    np.log1p(-0.5 * np.exp(-np.abs(x) / b)))
-
-
-def _nodes(kinks: np.ndarray, b_min: float, b_max: float) -> tuple[np.ndarray, np.ndarray]:
-    kinks = np.unique(kinks)
-    edges = np.concatenate([[kinks[0] - 80 * b_max], kinks, [kinks[-1] + 80 * b_max]])
-    xs, ws = [], []
-    for a, b in zip(edges[:-1], edges[1:]):
-        e = np.linspace(a, b, max(1, math.ceil((b - a) / (b_min / 2))) + 1)
-        mid, half = (e[:-1] + e[1:]) / 2, (e[1:] - e[:-1]) / 2
-        xs.append((mid[:, None] + half[:, None] * GL_X).ravel())
-        ws.append((half[:, None] * GL_W).ravel())
-    return np.concatenate(xs), np.concatenate(ws)
-
-
-def patterns(n: int, c: int | None) -> np.ndarray:
-    out = set()
-    for bits in itertools.product((0, 1), repeat=n):
-        flags = np.array(bits)
-        if c is not None:
-            flags[(np.cumsum(flags) - flags) >= c] = HALTED
-        out.add(tuple(flags))
-    return np.array(sorted(out))
-
-
-def log_pmf(m: SparseVector, q) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ln P[pattern] of the ⊤/⊥ variants 1, 2, 4, 6 (Alg. 2: product over segments)."""
-    q = np.asarray(q, float)
-    b_rho, b_nu, t = m.threshold_scale, m.query_scale, m.threshold
-    r, w = _nodes(np.concatenate([[0.0], q - t]), min(b_rho, b_nu), max(b_rho, b_nu))
-    lf = math.log(0.5 / b_rho) - np.abs(r) / b_rho
-    x = t + r[None, :] - q[:, None]
-    log_f = {0: _log_cdf(x, b_nu), TOP: _log_cdf(-x, b_nu)}
-
-    def integral(acc: np.ndarray) -> float:
-        top = acc.max()
-        return float(top + np.log((np.exp(acc - top) * w).sum()))
-
-    pats, out = patterns(q.size, m.cutoff), []
-    for pat in pats:
-        total, acc = 0.0, lf.copy()
-        for i, flag in enumerate(pat):
-            if flag == HALTED:
-                break
-            acc = acc + log_f[int(flag)][i]
-            if flag == TOP and m.variant == 2:  # fresh threshold after every ⊤
-                total, acc = total + integral(acc), lf.copy()
-        if not (m.variant == 2 and pat[i] == HALTED):
-            total += integral(acc)
-        out.append(total)
-    logp = np.array(out)
-    assert abs(np.exp(logp).sum() - 1.0) < 1e-9
-    return pats, logp
-
-
-def svt3_law(m: SparseVector, q, grid: int = 200_001) -> tuple[np.ndarray, np.ndarray, float]:
-    """Exact law of Alg. 3 with cutoff 1 on answers ``q``: ``(r, G, p_none)`` such that the
-    output "⊥ on queries 0..j−1, ⊤ at query j with value v" has density
-    ``f_ν(v − q_j)·G[j](v − T)`` (``G[j]`` tabulated on the threshold-noise grid ``r``: the
-    integral of ``f_ρ(x)·Π_{i<j} P[ν < T + x − q_i]`` over ``x ≤ v − T``, by the trapezoid rule)
-    and "⊥ everywhere" has probability ``p_none``."""
-    assert m.variant == 3 and m.cutoff == 1
-    q = np.asarray(q, float)
-    b_rho, b_nu, t = m.threshold_scale, m.query_scale, m.threshold
-    r = np.linspace(-60 * b_rho, 60 * b_rho, grid)
-    acc = math.log(0.5 / b_rho) - np.abs(r) / b_rho
-    tables = []
-    for qi in q:
-        g = np.exp(acc)
-        tables.append(np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(r))]))
-        acc = acc + _log_cdf(t + r - qi, b_nu)
-    return r, np.array(tables), float(np.trapezoid(np.exp(acc), r))
-
-
-def svt3_log_density(m: SparseVector, law, j: np.ndarray, v: np.ndarray, q) -> np.ndarray:
-    """ln density of first-⊤ index ``j`` with value ``v`` (``j = len(q)``: nothing released,
-    then the log probability) under the law :func:`svt3_law` of answers ``q``."""
-    r, tables, p_none = law
-    q = np.asarray(q, float)
-    out = np.full(j.shape, math.log(p_none))
-    for k in np.unique(j[j < q.size]):
-        s = j == k
-        g = np.interp(v[s] - m.threshold, r, tables[k])
-        out[s] = (math.log(0.5 / m.query_scale) - np.abs(v[s] - q[k]) / m.query_scale
-                  + np.log(np.maximum(g, 1e-300)))
-    return out
-
-
-def svt3_release(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First-⊤ index (``n`` for none) and released value (0 for none) of Alg. 3 outputs."""
-    n = out.shape[1] // 2
-    top = out[:, n:] == TOP
-    has = top.any(axis=1)
-    j = np.where(has, top.argmax(axis=1), n)
-    v = np.where(has, out[np.arange(out.shape[0]), np.minimum(j, n - 1)], 0.0)
-    return j, v
-
-
-def pair_epsilon(m: SparseVector, d, d_prime) -> float:
-    return float(np.abs(log_pmf(m, d)[1] - log_pmf(m, d_prime)[1]).max())
 
 
 def test_registry_fields() -> None:
