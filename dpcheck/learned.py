@@ -143,6 +143,25 @@ class _Column:
             out[:, k + 3 + b] = code == k + 2 + b
 
 
+    def score(self, x: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``basis(x) @ w`` without building the basis: the indicator weights are looked up by
+        :meth:`codes` (the same cells), the clipped value terms are added for regular values.
+        Equal to the product up to the order of floating-point additions."""
+        code = self.codes(x)
+        k = self.levels.size
+        table = np.zeros(self.n_codes)
+        table[1:1 + k] = w[:k]
+        if self.categorical:
+            return table[code]
+        table[k + 2:] = w[k + 3:]  # value bins 1.. (bin 0, code k + 1, is the baseline)
+        out = table[code]
+        regular = code > k
+        z = (x[regular] - self.centre) / self.scale
+        np.clip(z, -CLIP, CLIP, out=z)
+        out[regular] += z * w[k] + np.sign(z) * w[k + 1] + np.abs(z) * w[k + 2]
+        return out
+
+
 def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> _Column:
     """How column ``index`` with pooled exploration values ``pooled`` is coded: categorical
     (at most :data:`CATEGORICAL_LEVELS` distinct values) or continuous with up to
@@ -247,10 +266,8 @@ class LogisticScore:
         x = np.asarray(outputs, dtype=np.float64)
         score = np.zeros(x.shape[0])
         start = 0
-        for c in self.columns:  # basis built column by column: memory O(n · width of one)
-            block = np.zeros((x.shape[0], c.width))
-            c.basis(x[:, c.index], block)
-            score += np.einsum("ij,j->i", block, self.weights[start:start + c.width])
+        for c in self.columns:  # column by column, by table lookup: memory O(n)
+            score += c.score(x[:, c.index], self.weights[start:start + c.width])
             start += c.width
         return score
 

@@ -39,6 +39,7 @@ classifier scores as events).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,17 +81,20 @@ class RowSummary:
 
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The summary of each row, shape ``(n, len(levels) + 2)``."""
-        x = np.asarray(outputs)[:, :self.width].astype(np.float64)
-        regular = np.isfinite(x)
+        x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
         out = np.empty((x.shape[0], self.levels.size + 2))
+        regular = np.isfinite(x)
         for i, v in enumerate(self.levels):
             hit = x == v
-            out[:, i] = np.count_nonzero(hit, axis=1)
-            regular &= ~hit
-        lo = np.where(regular, x, np.inf).min(axis=1)
-        hi = -np.where(regular, -x, np.inf).min(axis=1)
-        out[:, -2] = lo
-        out[:, -1] = np.where(np.isfinite(hi), hi, np.inf)  # "no regular value": +inf for both
+            out[:, i] = hit.sum(axis=1, dtype=np.int64)
+            if math.isfinite(v):  # non-finite values are not regular anyway
+                regular &= ~hit
+        filled = np.where(regular, x, np.inf)
+        out[:, -2] = filled.min(axis=1)
+        np.copyto(filled, -np.inf, where=~regular)
+        hi = filled.max(axis=1)
+        hi[np.isneginf(hi)] = np.inf  # "no regular value": +inf for both
+        out[:, -1] = hi
         return out
 
 
