@@ -142,7 +142,6 @@ class _Column:
         for b in range(self.edges.size):
             out[:, k + 3 + b] = code == k + 2 + b
 
-
     def score(self, x: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
         """``basis(x) @ w`` without building the basis: the indicator weights are looked up by
         :meth:`codes` (the same cells), the clipped value terms are added for regular values.
