@@ -114,21 +114,13 @@ def svt1(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, obje
 def svt3(samples: int, alpha: float, rng: np.random.Generator) -> dict[str, object]:
     """Alg. 3 (the released value is continuous): the events are super-level sets of the exact
     log-likelihood ratio of (first-⊤ index j, value v), on a grid of v per j plus the
-    "nothing released" outcome (``algorithms.zoo.svt_exact.svt3_law``), both directions."""
+    "nothing released" outcome (``algorithms.zoo.svt_exact.svt3_masses``), both directions."""
     entry = get("svt3")
     mech = entry.mechanism
     grid = np.linspace(-800.0, 800.0, 160_001)
-    dv = grid[1] - grid[0]
-    n_q = len(entry.pairs[0][0])
-    jj, vv = np.repeat(np.arange(n_q), grid.size), np.tile(grid, n_q)
     events = []
     for d, d_prime in entry.pairs:
-        cells = []
-        for q in (d, d_prime):
-            law = svt_exact.svt3_law(mech, q)
-            dens = np.exp(svt_exact.svt3_log_density(mech, law, jj, vv, q)) * dv
-            cells.append(np.append(dens, law[2]))
-        p, q = cells
+        p, q = (svt_exact.svt3_masses(mech, a, grid) for a in (d, d_prime))
         for a, b in ((p, q), (q, p)):
             with np.errstate(divide="ignore"):
                 order = np.argsort(-(np.log(a) - np.log(b)), kind="stable")

@@ -134,8 +134,8 @@ class _Column:
         if self.categorical:
             return
         regular = code > k
-        z = np.where(regular, (np.where(regular, x, self.centre) - self.centre) / self.scale, 0.0)
-        np.clip(z, -CLIP, CLIP, out=z)
+        z = np.zeros(x.shape[0])
+        z[regular] = self._clipped(x[regular])
         out[:, k] = z
         out[:, k + 1] = np.sign(z)
         out[:, k + 2] = np.abs(z)
@@ -155,10 +155,13 @@ class _Column:
         table[k + 2:] = w[k + 3:]  # value bins 1.. (bin 0, code k + 1, is the baseline)
         out = table[code]
         regular = code > k
-        z = (x[regular] - self.centre) / self.scale
-        np.clip(z, -CLIP, CLIP, out=z)
+        z = self._clipped(x[regular])
         out[regular] += z * w[k] + np.sign(z) * w[k + 1] + np.abs(z) * w[k + 2]
         return out
+
+    def _clipped(self, regular: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Regular values standardised (pooled median and IQR scale) and clipped to ±CLIP."""
+        return np.clip((regular - self.centre) / self.scale, -CLIP, CLIP)
 
 
 def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> _Column:

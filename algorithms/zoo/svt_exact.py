@@ -29,7 +29,7 @@ import numpy as np
 from algorithms.mechanisms.sparse_vector import HALTED, TOP, SparseVector
 
 __all__ = ["log_pmf", "patterns", "svt3_law", "svt3_log_density", "svt3_release", "svt3_grid",
-           "pair_epsilon"]
+           "svt3_masses", "pair_epsilon"]
 
 GL_X, GL_W = np.polynomial.legendre.leggauss(16)
 
@@ -149,7 +149,6 @@ def svt3_grid(m: SparseVector, answers: tuple[list[float], list[float]], *,
     query j with value ``values[i]``" (its probability: density × grid step), the last row is
     "⊥ everywhere". ``values`` defaults to a 0.05 grid on [−400, 400] (±20 noise scales)."""
     v = np.linspace(-400.0, 400.0, 16_001) if values is None else np.asarray(values, float)
-    step = float(v[1] - v[0])
     n = len(answers[0])
     j, vv = np.repeat(np.arange(n), v.size), np.tile(v, n)
     rows = np.full((j.size + 1, 2 * n), np.inf)
@@ -158,8 +157,16 @@ def svt3_grid(m: SparseVector, answers: tuple[list[float], list[float]], *,
     rows[np.arange(j.size), n + j] = TOP
     after = np.arange(n)[None, :] > j[:, None]
     rows[:-1, n:][after] = HALTED
-    masses = []
-    for q in answers:
-        law = svt3_law(m, q)
-        masses.append(np.append(np.exp(svt3_log_density(m, law, j, vv, q)) * step, law[2]))
-    return rows, masses[0], masses[1]
+    p, p_prime = (svt3_masses(m, q, v) for q in answers)
+    return rows, p, p_prime
+
+
+def svt3_masses(m: SparseVector, answers: list[float], values: np.ndarray) -> np.ndarray:
+    """Probabilities of the Alg. 3 outputs "⊤ at query j with value ``values[i]``" (index
+    ``j·len(values) + i``: density × grid step) and, last, "⊥ everywhere", on answers
+    ``answers`` — the law of the rows of :func:`svt3_grid` without the rows."""
+    v = np.asarray(values, float)
+    j, vv = np.repeat(np.arange(len(answers)), v.size), np.tile(v, len(answers))
+    law = svt3_law(m, answers)
+    dens = np.exp(svt3_log_density(m, law, j, vv, answers)) * float(v[1] - v[0])
+    return np.append(dens, law[2])
