@@ -9,7 +9,8 @@ An event family needs a scalar to threshold or a value to match. Outputs are map
   logistic-regression score and a count of coordinates above their median
   (:mod:`dpcheck.learned`), a logistic score on statistics pooled over the coordinates
   (``logit(summary)``, :mod:`dpcheck.summary`: per-row counts of each flag or sentinel and the
-  row's extreme released values, when the rows have flags or sentinels), and one *categorical*
+  row's extreme released values, with count × value interactions, when the rows have flags or
+  sentinels), and one *categorical*
   feature, a 64-bit hash of the whole row, so repeated rows (e.g. sparse-vector answer
   patterns) become atoms;
   when a coordinate is continuous but the rows fall into at most :data:`MAX_CELLS` joint cells

@@ -54,7 +54,7 @@ from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
 __all__ = ["LogisticScore", "SignCount", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP",
-           "VALUE_BINS", "column_coding"]
+           "VALUE_BINS", "column_coding", "fit_weights"]
 
 #: Columns with at most this many distinct values are treated as categorical (one-hot).
 CATEGORICAL_LEVELS = 16
@@ -223,6 +223,24 @@ def _newton(x: NDArray[np.float64], y: NDArray[np.float64], lam: float) -> NDArr
     return theta
 
 
+def fit_weights(phi: NDArray[np.float64], n_d: int) -> NDArray[np.float64]:
+    """Weights ``w`` of the logit ``phi @ w`` (plus an intercept, dropped) of a penalised
+    logistic regression of "drawn from D" on the basis rows ``phi``: the first ``n_d`` rows are
+    outputs of D, the rest of D′. The basis is standardised for the fit (the penalty
+    :data:`RIDGE` per row acts on standardised functions) and the weights are mapped back, so
+    ``phi @ w`` is the fitted logit up to a constant. ``phi`` is overwritten."""
+    y = np.zeros(phi.shape[0])
+    y[:n_d] = 1.0
+    mu = phi.mean(axis=0)
+    sd = phi.std(axis=0)
+    sd[sd == 0] = 1.0
+    phi -= mu
+    phi /= sd
+    with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
+        theta = _newton(np.hstack([np.ones((phi.shape[0], 1)), phi]), y, RIDGE * phi.shape[0])
+    return theta[1:] / sd
+
+
 @dataclass(frozen=True, eq=False)
 class LogisticScore:
     """``x ↦ w · φ(x)``: the logit of a logistic regression of "drawn from D" on the basis φ."""
@@ -242,16 +260,7 @@ class LogisticScore:
                      for j in range(min(pooled.shape[1], MAX_COLUMNS)))
         cols = tuple(c for c in cols if c.width)
         shell = cls(cols, np.zeros(0))
-        phi = shell.basis(pooled)
-        y = np.concatenate([np.ones(a.shape[0]), np.zeros(b.shape[0])])
-        mu = phi.mean(axis=0)
-        sd = phi.std(axis=0)
-        sd[sd == 0] = 1.0
-        z = (phi - mu) / sd
-        with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
-            theta = _newton(np.hstack([np.ones((z.shape[0], 1)), z]), y, RIDGE * z.shape[0])
-        w = theta[1:] / sd
-        return cls(cols, w)
+        return cls(cols, fit_weights(shell.basis(pooled), a.shape[0]))
 
     def basis(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The basis φ of each output row, shape ``(n, Σ widths)``."""

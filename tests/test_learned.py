@@ -3,7 +3,7 @@
 * :func:`dpcheck.stats.ratio_lower` covers ``p/q`` on Poisson counts at its level, and the same
   harness fails a bound that overstates the ratio.
 * Audits of vector mechanisms whose learned scores (logistic regression, sign count, the row
-  summary score of :mod:`dpcheck.summary`) are fitted,
+  summary score of :mod:`dpcheck.summary`, with its count × value interactions) are fitted,
   claimed at their exact ε, over many seeds: the fraction with ``epsilon_lower > true ε`` stays
   ≤ α (the calibration criterion of ``tests/test_calibration.py``).
 * The learned scores themselves: sentinels become flags, the sign count is the composed-Laplace
@@ -21,6 +21,7 @@ from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from algorithms.mechanisms.rappor import OneTimeRappor
 from dpcheck import PureDP, audit
 from dpcheck.learned import LogisticScore, SignCount
+from dpcheck.summary import SummaryScore
 from dpcheck.stats import clopper_pearson, event_bound, ratio_lower, ratio_p_value
 
 REPS = 2000
@@ -221,12 +222,34 @@ def test_vector_randomized_response_is_tight_at_its_true_epsilon():
     assert not r.violation and 0.95 <= r.epsilon_lower <= 1.0
 
 
-@pytest.mark.parametrize("kind", ["cells", "rows"])
+def _released_after_flags(data, size, rng):
+    """Sparse-vector-like rows of four coordinates: ``k`` ⊥ flags (0.0, ``k`` uniform on 0..3,
+    independent of the data), then the value ``x·(k + 1)/4 + Lap(1)``, then ``+inf``. The
+    log-likelihood ratio on (1, 0) depends on ``k`` and the value jointly (the summary score's
+    count × value interactions); true ε = 1, attained at ``k = 3``, value ≥ 1."""
+    k = rng.integers(0, 4, size)
+    out = np.full((size, 4), np.inf)
+    out[np.arange(4)[None, :] < k[:, None]] = 0.0
+    out[np.arange(size), k] = rng.laplace(0.0, 1.0, size) + data[0] * (k + 1) / 4
+    return out
+
+
+def test_released_after_flags_gets_summary_interactions():
+    rng = np.random.default_rng(6)
+    a, b = _released_after_flags([1.0], 20_000, rng), _released_after_flags([0.0], 20_000, rng)
+    fitted = SummaryScore.fit(a, b)
+    assert fitted is not None and fitted.interactions  # the count of ⊥ takes 4 values
+
+
+@pytest.mark.parametrize("kind", ["cells", "rows", "summary interactions"])
 def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_property):
     """Claimed at the exact ε, the fraction of audits with ``epsilon_lower > ε`` stays ≤ α
-    (α = 0.2, 50 seeds) for the two new event sources."""
+    (α = 0.2, 50 seeds) for the new event sources: joint cells, rows, and the summary score
+    with count × value interactions."""
     if kind == "cells":
         mech, d, d_prime, true_eps = _released_at(1.0), [1.0], [0.0], 1.0
+    elif kind == "summary interactions":
+        mech, d, d_prime, true_eps = _released_after_flags, [1.0], [0.0], 1.0
     else:
         def mech(data, size, rng):  # three RR bits, ε = 0.4 each: 8 rows, true ε = 1.2
             keep = rng.random((size, 3)) < math.exp(0.4) / (1 + math.exp(0.4))
@@ -237,7 +260,8 @@ def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_pr
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
                   explore_fraction=0.5)
         names = {f["name"] for f in r.features["features"]}
-        assert {"cells(output)", "logit(summary)"} <= names if kind == "cells" else "row" in names
+        assert {"cells(output)", "logit(summary)"} <= names if kind == "cells" else (
+            "logit(summary)" in names if kind == "summary interactions" else "row" in names)
         over += r.epsilon_lower > true_eps
     record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
     assert over / runs <= alpha
