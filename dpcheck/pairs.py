@@ -36,7 +36,7 @@ exploration outputs at most, whatever the number of pairs.
 
 Measured at 10⁶ per side per pair, seeds 0–9, equal calls (``benchmarks/dpsniper_compare.py``,
 α = 0.05; mean / worst seed): SVT1 (4 pairs) 0.067 / 0.046 (0.058 / 0.040 for ``"each"``); SVT3
-0.162 / 0.063 (0.143 without the count × value interactions of the row-summary score of
+0.164 / 0.063 (0.143 without the count × value interactions of the row-summary score of
 :mod:`dpcheck.summary`, 0.137 without that score, 0.127 / 0.068
 without the re-exploration and the cells either; the claimed 0.1 is
 refuted at 9 of 10 seeds, before at 6); SVT6 (3 pairs) 0.308 / 0.268 (0.295 / 0.261 before).

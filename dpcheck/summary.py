@@ -31,11 +31,13 @@ with ``j`` (zoo ``svt3``, pair ``all_above``), so the best events are unions ove
 ``{v ≤ c_j}`` with ``c_j`` rising from 0.9 to 9.3. An additive model in (counts, values) has one
 value effect for every ``j``. Measured exactly (1.65·10⁵ fitting rows per side, seeds 0–3, best
 half-line projected to a confirmation of 3·10⁶ per side; ``tests/test_summary.py``), mean
-bound additive → with interactions: ``all_above`` 0.130 → 0.195, ``one_below_rest_above``
-0.037 → 0.091, ``half_half`` 0.142 → 0.177 (the exact likelihood ratio: 0.26, 0.17, 0.26). A
-separate value effect per count value instead of a linear one was worse (``all_above`` 0.155:
-rare counts get noisy effects). End to end (``benchmarks/dpsniper_compare.py``, 10⁶ per side
-per pair, seeds 0–9): SVT3 mean bound 0.143 → 0.162.
+bound additive → with interactions: ``all_above`` 0.130 → 0.204, ``one_below_rest_above``
+0.037 → 0.117, ``half_half`` 0.142 → 0.177 (the exact likelihood ratio: 0.26, 0.17, 0.26).
+Tried and not kept: 8 interaction bins (0.195, 0.091, 0.177; on seeds 4–7 0.177, 0.079, 0.160
+against 4 bins' 0.189, 0.118, 0.162), 16 bins (0.188, 0.098, 0.169), a squared count
+(``one_below_rest_above`` 0.082), and a separate value effect per count value instead of a
+linear one (``all_above`` 0.155: rare counts get noisy effects). End to end (``benchmarks/dpsniper_compare.py``, 10⁶ per side
+per pair, seeds 0–9): SVT3 mean bound 0.143 → 0.164.
 
 Rows without levels (dense continuous vectors, e.g. 20 Laplace releases of one sum) get no
 summary score: there the row's extremes are a poor statistic that only adds candidates to the
@@ -72,7 +74,7 @@ SUMMARY_BINS = 32
 #: :data:`dpcheck.learned.MAX_FIT_ROWS` are affordable).
 SUMMARY_FIT_ROWS = 200_000
 #: Quantile bins of a value column in its interactions with the counts.
-INTERACTION_BINS = 8
+INTERACTION_BINS = 4
 #: Interactions (count × value column) at most, the counts of the most frequent levels first.
 MAX_INTERACTIONS = 8
 
