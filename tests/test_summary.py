@@ -18,6 +18,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,8 +28,8 @@ from scipy.stats import norm
 from algorithms.zoo import get
 from algorithms.zoo.svt_exact import svt3_grid, svt3_release
 from dpcheck.features import Featurizer
-from dpcheck.learned import LogisticScore
 import dpcheck.summary
+from dpcheck.learned import LogisticScore
 from dpcheck.summary import RowSummary, SummaryScore
 
 SVT3 = get("svt3")
@@ -64,7 +66,7 @@ def _projected(score: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
     return best
 
 
-def _mean_bound(pair: int, fit) -> list[float]:
+def _mean_bound(pair: int, fit: Callable[[np.ndarray, np.ndarray], Any]) -> list[float]:
     """Projected bounds of ``fit``'s best half-line on SVT3 ``pair``, seeds 0–3 (1.65·10⁵ rows)."""
     mech, (d, d_prime) = SVT3.mechanism, SVT3.pairs[pair]
     rows, p, q = svt3_grid(mech, (d, d_prime))
