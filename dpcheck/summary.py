@@ -36,8 +36,9 @@ bound additive → with interactions: ``all_above`` 0.130 → 0.204, ``one_below
 Tried and not kept: 8 interaction bins (0.195, 0.091, 0.177; on seeds 4–7 0.177, 0.079, 0.160
 against 4 bins' 0.189, 0.118, 0.162), 16 bins (0.188, 0.098, 0.169), a squared count
 (``one_below_rest_above`` 0.082), and a separate value effect per count value instead of a
-linear one (``all_above`` 0.155: rare counts get noisy effects). End to end (``benchmarks/dpsniper_compare.py``, 10⁶ per side
-per pair, seeds 0–9): SVT3 mean bound 0.143 → 0.164.
+linear one (``all_above`` 0.155: rare counts get noisy effects). End to end
+(``benchmarks/dpsniper_compare.py``, 10⁶ per side per pair, seeds 0–9): SVT3 mean bound
+0.143 → 0.164.
 
 Rows without levels (dense continuous vectors, e.g. 20 Laplace releases of one sum) get no
 summary score: there the row's extremes are a poor statistic that only adds candidates to the
@@ -56,7 +57,7 @@ classifier scores as events).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -153,13 +154,10 @@ def _interactions(summary: RowSummary, pooled: NDArray[np.float64]) -> tuple[_In
     for j in (k, k + 1):
         if not any(np.array_equal(pooled[:, j], pooled[:, i], equal_nan=True) for i in values):
             values.append(j)
-    out = []
-    for i in counts:
-        for j in values:
-            coding = column_coding(j, pooled[:, j], INTERACTION_BINS)
-            if coding.width and not coding.categorical:
-                out.append(_Interaction(i, float(pooled[:, i].mean()), coding))
-    return tuple(out[:MAX_INTERACTIONS])
+    codings = [c for c in (column_coding(j, pooled[:, j], INTERACTION_BINS) for j in values)
+               if c.width and not c.categorical]
+    return tuple(_Interaction(i, float(pooled[:, i].mean()), c)
+                 for i in counts for c in codings)[:MAX_INTERACTIONS]
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,7 +168,7 @@ class SummaryScore:
     summary: RowSummary
     score: LogisticScore
     interactions: tuple[_Interaction, ...] = ()
-    interaction_weights: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+    interaction_weights: tuple[NDArray[np.float64], ...] = ()  # one array per interaction
 
     @classmethod
     def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic]) -> SummaryScore | None:
@@ -195,15 +193,13 @@ class SummaryScore:
         for t in inters:
             t.basis(pooled, phi[:, start:start + t.width])
             start += t.width
-        w = fit_weights(phi, a.shape[0])
-        return cls(summary, LogisticScore(columns, w[:widths[0]]), inters, w[widths[0]:])
+        w = np.split(fit_weights(phi, a.shape[0]), np.cumsum(widths)[:-1])
+        return cls(summary, LogisticScore(columns, w[0]), inters, tuple(w[1:]))
 
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The score of each output row (larger: more typical of D)."""
         s = self.summary(outputs)
         score = self.score(s)
-        start = 0
-        for t in self.interactions:
-            score += t.score(s, self.interaction_weights[start:start + t.width])
-            start += t.width
+        for t, w in zip(self.interactions, self.interaction_weights):
+            score += t.score(s, w)
         return score

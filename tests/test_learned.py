@@ -222,7 +222,7 @@ def test_vector_randomized_response_is_tight_at_its_true_epsilon():
     assert not r.violation and 0.95 <= r.epsilon_lower <= 1.0
 
 
-def _released_after_flags(data, size, rng):
+def _released_after_flags(data: list[float], size: int, rng: np.random.Generator) -> np.ndarray:
     """Sparse-vector-like rows of four coordinates: ``k`` ⊥ flags (0.0, ``k`` uniform on 0..3,
     independent of the data), then the value ``x·(k + 1)/4 + Lap(1)``, then ``+inf``. The
     log-likelihood ratio on (1, 0) depends on ``k`` and the value jointly (the summary score's
@@ -255,13 +255,14 @@ def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_pr
             keep = rng.random((size, 3)) < math.exp(0.4) / (1 + math.exp(0.4))
             return np.where(keep, data, 1 - np.asarray(data)).astype(np.int64)
         d, d_prime, true_eps = [1, 1, 1], [0, 0, 0], 1.2
+    required = {"cells": {"cells(output)", "logit(summary)"}, "rows": {"row"},
+                "summary interactions": {"logit(summary)"}}
     alpha, runs, over = 0.2, 50, 0
     for seed in range(runs):
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
                   explore_fraction=0.5)
         names = {f["name"] for f in r.features["features"]}
-        assert {"cells(output)", "logit(summary)"} <= names if kind == "cells" else (
-            "logit(summary)" in names if kind == "summary interactions" else "row" in names)
+        assert required[kind] <= names
         over += r.epsilon_lower > true_eps
     record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
     assert over / runs <= alpha

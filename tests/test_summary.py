@@ -169,8 +169,7 @@ def test_svt3_interactions_are_the_position_counts_times_the_released_value():
     assert [(t.count, t.value.index) for t in fitted.interactions] in ([(0, 4), (1, 4)],
                                                                        [(1, 4), (0, 4)])
     s = fitted.summary(out)
-    cuts = np.cumsum([t.width for t in fitted.interactions])[:-1]
-    weights = np.split(fitted.interaction_weights, cuts)
+    weights = fitted.interaction_weights
     for t, w in zip(fitted.interactions, weights):
         phi = np.zeros((s.shape[0], t.width))
         t.basis(s, phi)
