@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 from . import float_features
 from .errors import InvalidArgument
-from .learned import MAX_FIT_ROWS, LogisticScore, SignCount, _Column, column_coding
+from .learned import MAX_FIT_ROWS, CodeCache, LogisticScore, SignCount, _Column, column_coding
 from .summary import SummaryScore
 
 __all__ = ["Feature", "Featurizer", "row_hash", "MAX_PROJECTIONS", "LLR_BINS", "NaiveBayesLLR"]
@@ -132,11 +132,14 @@ class NaiveBayesLLR:
             counts.append(ca + cb)
         return cls(tuple(columns), tuple(tables), tuple(counts))
 
-    def __call__(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
-        """The score of each output row."""
+    def __call__(self, outputs: NDArray[Any],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The score of each output row (``cache``: codes shared with other scores)."""
+        if cache is None:
+            cache = CodeCache(outputs)
         score = np.zeros(outputs.shape[0])
         for col, t in zip(self.columns, self.tables):  # loop over coordinates
-            score += t[col.codes(outputs[:, col.index].astype(np.float64))]
+            score += t[cache.codes(col)]
         return score
 
     @property
@@ -145,14 +148,16 @@ class NaiveBayesLLR:
         than the exact rows."""
         return any(not c.categorical for c in self.columns)
 
-    def codes(self, outputs: NDArray[Any]) -> NDArray[np.intp]:
+    def codes(self, outputs: NDArray[Any],
+              cache: CodeCache | None = None) -> NDArray[np.intp]:
         """The cell code of every coordinate of every row, shape ``(n, coordinates)``."""
-        return np.column_stack([c.codes(outputs[:, c.index].astype(np.float64))
-                                for c in self.columns])
+        if cache is None:
+            cache = CodeCache(outputs)
+        return np.column_stack([cache.codes(c) for c in self.columns])
 
-    def cells(self, outputs: NDArray[Any]) -> NDArray[np.uint64]:
+    def cells(self, outputs: NDArray[Any], cache: CodeCache | None = None) -> NDArray[np.uint64]:
         """A 64-bit hash of each row's cell codes: the joint histogram cell of the row."""
-        return row_hash(self.codes(outputs))
+        return row_hash(self.codes(outputs, cache))
 
     def describe_cell(self, codes: NDArray[np.intp]) -> str:
         """One row of :meth:`codes` in words (coordinates at their most frequent code left
@@ -248,6 +253,7 @@ class Featurizer:
         needs_map = self.user_map is not None and (
             only is None or any(self.features[j].name.startswith("features[") for j in only))
         mapped = _apply_user_map(self.user_map, outputs) if needs_map else None
+        cache = CodeCache(outputs)  # the learned scores code the same columns alike
         for j, feat in enumerate(self.features):
             name = feat.name
             if only is not None and j not in only:
@@ -265,13 +271,13 @@ class Featurizer:
                 cols.append(outputs.sum(axis=1, dtype=np.float64))
             elif name == "llr(output)":
                 assert self.llr is not None
-                cols.append(self.llr(outputs))
+                cols.append(self.llr(outputs, cache))
             elif name == "cells(output)":
                 assert self.llr is not None
-                cols.append(self.llr.cells(outputs))
+                cols.append(self.llr.cells(outputs, cache))
             elif name == "logit(output)":
                 assert self.logit is not None
-                cols.append(self.logit(outputs))
+                cols.append(self.logit(outputs, cache))
             elif name == "logit(summary)":
                 assert self.summary is not None
                 cols.append(self.summary(outputs))

@@ -47,14 +47,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
-__all__ = ["LogisticScore", "SignCount", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP",
-           "VALUE_BINS", "column_coding", "fit_weights"]
+__all__ = ["LogisticScore", "SignCount", "CodeCache", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS",
+           "CLIP", "VALUE_BINS", "column_coding", "fit_weights"]
 
 #: Columns with at most this many distinct values are treated as categorical (one-hot).
 CATEGORICAL_LEVELS = 16
@@ -95,6 +96,11 @@ class _Column:
     def n_codes(self) -> int:
         """Number of distinct :meth:`codes`."""
         return 1 + self.levels.size + (0 if self.categorical else self.edges.size + 1)
+
+    @cached_property
+    def key(self) -> tuple[object, ...]:
+        """Equal for two codings that give every value the same code (:class:`CodeCache`)."""
+        return (self.index, self.categorical, self.levels.tobytes(), self.edges.tobytes())
 
     def codes(self, x: NDArray[np.float64]) -> NDArray[np.intp]:
         """A cell per value: ``0`` for the most frequent categorical level (or an unseen
@@ -142,11 +148,14 @@ class _Column:
         for b in range(self.edges.size):
             out[:, k + 3 + b] = code == k + 2 + b
 
-    def score(self, x: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+    def score(self, x: NDArray[np.float64], w: NDArray[np.float64],
+              code: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
         """``basis(x) @ w`` without building the basis: the indicator weights are looked up by
-        :meth:`codes` (the same cells), the clipped value terms are added for regular values.
-        Equal to the product up to the order of floating-point additions."""
-        code = self.codes(x)
+        :meth:`codes` (the same cells; ``code``: already computed), the clipped value terms are
+        added for regular values. Equal to the product up to the order of floating-point
+        additions."""
+        if code is None:
+            code = self.codes(x)
         k = self.levels.size
         table = np.zeros(self.n_codes)
         table[1:1 + k] = w[:k]
@@ -162,6 +171,34 @@ class _Column:
     def _clipped(self, regular: NDArray[np.float64]) -> NDArray[np.float64]:
         """Regular values standardised (pooled median and IQR scale) and clipped to ±CLIP."""
         return np.clip((regular - self.centre) / self.scale, -CLIP, CLIP)
+
+
+class CodeCache:
+    """The float64 columns of one batch of output rows and their :meth:`_Column.codes`, each
+    computed once: the naive-Bayes score, its joint cells and the logistic score code the same
+    columns alike (same rows, same bins), and confirmation computes all three per chunk."""
+
+    __slots__ = ("outputs", "_columns", "_codes")
+
+    def __init__(self, outputs: NDArray[np.generic]) -> None:
+        self.outputs = np.asarray(outputs)
+        self._columns: dict[int, NDArray[np.float64]] = {}
+        self._codes: dict[tuple[object, ...], NDArray[np.intp]] = {}
+
+    def column(self, index: int) -> NDArray[np.float64]:
+        """Column ``index`` of the outputs as contiguous float64."""
+        x = self._columns.get(index)
+        if x is None:
+            x = self._columns[index] = np.ascontiguousarray(self.outputs[:, index],
+                                                            dtype=np.float64)
+        return x
+
+    def codes(self, col: _Column) -> NDArray[np.intp]:
+        """``col.codes`` of its column (shared by every coding with the same :attr:`key`)."""
+        code = self._codes.get(col.key)
+        if code is None:
+            code = self._codes[col.key] = col.codes(self.column(col.index))
+        return code
 
 
 def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> _Column:
@@ -272,13 +309,17 @@ class LogisticScore:
             start += c.width
         return out
 
-    def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The score of each output row (larger: more typical of D)."""
-        x = np.asarray(outputs, dtype=np.float64)
-        score = np.zeros(x.shape[0])
+    def __call__(self, outputs: NDArray[np.generic],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The score of each output row (larger: more typical of D); ``cache``: the columns
+        and codes of ``outputs`` shared with other scores."""
+        if cache is None:
+            cache = CodeCache(outputs)
+        score = np.zeros(outputs.shape[0])
         start = 0
         for c in self.columns:  # column by column, by table lookup: memory O(n)
-            score += c.score(x[:, c.index], self.weights[start:start + c.width])
+            score += c.score(cache.column(c.index), self.weights[start:start + c.width],
+                             cache.codes(c))
             start += c.width
         return score
 

@@ -20,7 +20,7 @@ import pytest
 from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from algorithms.mechanisms.rappor import OneTimeRappor
 from dpcheck import PureDP, audit
-from dpcheck.learned import LogisticScore, SignCount
+from dpcheck.learned import CodeCache, LogisticScore, SignCount
 from dpcheck.summary import SummaryScore
 from dpcheck.stats import clopper_pearson, event_bound, ratio_lower, ratio_p_value
 
@@ -287,3 +287,43 @@ def test_logistic_score_by_table_lookup_equals_its_basis_product():
     assert np.allclose(score(x), score.basis(x) @ score.weights, rtol=0, atol=1e-12)
     broken = LogisticScore(score.columns, np.roll(score.weights, 1))  # the harness can fail
     assert not np.allclose(broken(x), score.basis(x) @ score.weights, rtol=0, atol=1e-12)
+
+
+def test_code_cache_shares_codes_only_between_identical_codings():
+    """The featurizer codes each chunk once (:class:`dpcheck.learned.CodeCache`): the
+    naive-Bayes score, its cells and the logistic score share the codes of a column when
+    their codings agree (same levels and bins), and a coding of the same column with other
+    bins gets its own. The scores with a shared cache equal those computed alone; a cache
+    keyed by the column index only (the mutant) hands the 4-bin coding the 8-bin codes."""
+    rng = np.random.default_rng(6)
+    n = 20_000
+    a = np.column_stack([rng.integers(0, 3, n).astype(float),
+                         np.where(rng.random(n) < 0.3, rng.laplace(0.0, 2.0, n), np.inf)])
+    b = np.column_stack([rng.integers(0, 3, n).astype(float),
+                         np.where(rng.random(n) < 0.35, rng.laplace(1.0, 2.0, n), np.inf)])
+    nb, logit = NaiveBayesLLR.fit(a, b), LogisticScore.fit(a, b)
+    assert [c.key for c in nb.columns] == [c.key for c in logit.columns]
+    x = np.vstack([a[:3000], b[:3000]])
+    cache = CodeCache(x)
+    shared = nb(x, cache), nb.cells(x, cache), logit(x, cache)
+    assert len(cache._codes) == 2  # one entry per column, shared by all three scores
+    alone = nb(x), nb.cells(x), logit(x)
+    for s, t in zip(shared, alone):
+        assert np.array_equal(s, t)
+    coarse = column_coding(1, np.concatenate([a[:, 1], b[:, 1]]), 4)
+
+    def check(cache_cls):
+        c = cache_cls(x)
+        c.codes(nb.columns[1])
+        return np.array_equal(c.codes(coarse), coarse.codes(x[:, 1]))
+
+    assert check(CodeCache)
+
+    class ByIndex(CodeCache):
+        def codes(self, col):
+            code = self._codes.get(col.index)
+            if code is None:
+                code = self._codes[col.index] = col.codes(self.column(col.index))
+            return code
+
+    assert not check(ByIndex)
