@@ -30,7 +30,7 @@ Measured (``reports/bench/oracle_ceiling.md``, α = 0.05): laplace_parallel at 1
 median 0.042, 5 % quantile 0.031, P(≥ 0.035) = 0.84; at 10⁸ median 0.069 (0.69 of the true ε:
 the 0.95 target of issue #14 is out of reach of any valid audit at that budget); svt1 at 10⁶
 per side per pair, median 0.084, 5 % quantile 0.071, P(≥ 0.067) = 0.98; svt3 at 10⁶ per side
-per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dpcheck's 0.164 mean
+per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dpcheck's 0.162 mean
 (seeds 0–9), the one DP-Sniper mechanism where the auditor is not near the ceiling.
 """
 

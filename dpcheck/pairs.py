@@ -8,17 +8,18 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
   keeps probability ≥ 1 − alpha, and the result is the largest bound over the pairs.
 * ``confirm="best"``: every pair is *explored* as above (same streams, same exploration
   outputs, same chosen events); then each pair's chosen events are counted on a fresh *pilot*
-  sample of ``explore`` outputs per side (a stream of its own), the pair whose pilot counts
-  project the largest final bound is kept, it is *re-explored* — its exploration outputs plus
-  fresh ones, up to ``explore_fraction`` of the budget left to it (and at most
-  :data:`MAX_EXPLORE_BYTES` of outputs per side), and its events chosen again on them — and
-  only that pair is *confirmed*, on the rest of the pooled budget
-  ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid
-  because the choice of the pair is a function of exploration and pilot outputs only, which are
-  never counted again (design §4 rule 1), exactly as the choice of an event is. With ``m``
-  pairs the confirmed counts are about ``m`` times larger (the standard error of the log-ratio
-  shrinks by ``√m``) and no Bonferroni factor ``m`` is paid; the price is that a pair not
-  chosen is not certified at all. With one pair it is ``confirm="each"``.
+  sample of ``explore`` outputs per side (a stream of its own); the :data:`REFINE` pairs whose
+  pilot counts project the largest final bound are *re-explored* — each its exploration
+  outputs plus fresh ones, up to ``explore_fraction`` of the budget left to one pair (and at
+  most :data:`MAX_EXPLORE_BYTES` of outputs per side), and its events chosen again on them —
+  and only the one whose re-chosen events project the largest bound on the validation half of
+  its re-exploration is *confirmed*, on the rest of the pooled budget
+  ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid because the
+  choice of the pair is a function of exploration and pilot outputs only, which are never
+  counted again (design §4 rule 1), exactly as the choice of an event is. With ``m`` pairs the
+  confirmed counts are about ``m`` times larger (the standard error of the log-ratio shrinks
+  by ``√m``) and no Bonferroni factor ``m`` is paid; the price is that a pair not chosen is
+  not certified at all. With one pair it is ``confirm="each"``.
 
 Why a pilot: the validation scores that rank events inside a pair extrapolate rare events to
 the confirmation size, and their maximum over pairs is a winner's curse (an event seen 4 times
@@ -30,16 +31,25 @@ the pooled size, selection favours rare events whose exploration counts are too 
 Why re-explore: the learned scores of vector outputs (:mod:`dpcheck.learned`, the joint cells
 of :mod:`dpcheck.features`) need more rows than one pair's exploration share; the chosen pair
 then gets the exploration a single audit of its pooled budget would have (4 pairs at 10⁶ per
-side: 3.3·10⁵ rows instead of 10⁵, for 7 % of its confirmation outputs). Only the exploration
-of the pair leading so far is kept while the pairs are explored, so memory holds two pairs'
-exploration outputs at most, whatever the number of pairs.
+side: 3.3·10⁵ rows instead of 10⁵, for 7 % of its confirmation outputs). Why two: the pilot
+ranks the events a pair chose on its small exploration, and how much a pair gains from the
+re-exploration differs between pairs. On SVT3 the pair "one below, rest above" confirms
+0.063–0.082 after re-exploration at 9 of 10 seeds, the other three 0.107–0.251, while their
+pilot scores overlap; chosen by the pilot, it was confirmed at seeds 5 and 14 of 0–19 and the
+claimed 0.1 survived there (0.063, 0.081). The second re-exploration costs ``explore_fraction``
+of one pair's pooled budget (7 % fewer confirmation outputs at 4 pairs). While the pairs are
+explored only the explorations of the :data:`REFINE` leaders so far are kept beside the
+current one; memory holds two re-explorations at most, whatever the number of pairs.
 
 Measured at 10⁶ per side per pair, seeds 0–9, equal calls (``benchmarks/dpsniper_compare.py``,
-α = 0.05; mean / worst seed): SVT1 (4 pairs) 0.067 / 0.046 (0.058 / 0.040 for ``"each"``); SVT3
-0.164 / 0.063 (0.143 without the count × value interactions of the row-summary score of
-:mod:`dpcheck.summary`, 0.137 without that score, 0.127 / 0.068
-without the re-exploration and the cells either; the claimed 0.1 is
-refuted at 9 of 10 seeds, before at 6); SVT6 (3 pairs) 0.308 / 0.268 (0.295 / 0.261 before).
+α = 0.05; mean / worst seed): SVT1 (4 pairs) 0.072 / 0.051 (0.067 / 0.046 with the pilot
+choice alone, 0.058 / 0.040 for ``"each"``); SVT3 0.162 / 0.126, held-out seeds 10–19 0.163 /
+0.101, the claimed 0.1 refuted at 20 of 20 seeds (pilot choice alone: 0.164 / 0.063 and
+0.160 / 0.081, refuted at 18 of 20; 0.143 without the count × value interactions of the
+row-summary score of :mod:`dpcheck.summary`, 0.137 without that score, 0.127 / 0.068 without
+the re-exploration and the cells either); SVT6 (3 pairs) 0.306 / 0.258 (0.308 / 0.268 with the pilot choice
+alone, 0.295 / 0.261 before it): the second re-exploration costs a third pair 10 % of its
+confirmation, and SVT6's pairs gain alike from re-exploration.
 
 References
 ----------
@@ -75,14 +85,19 @@ __all__ = ["PairsResult", "audit_pairs"]
 class PairsResult:
     """Outcome of :func:`audit_pairs`: one :class:`~dpcheck.AuditResult` per pair (``None``
     for the pairs not confirmed when ``confirm == "best"``), the index of the pair with the
-    largest bound, and that bound. ``scores``: each pair's best projected bound on its
-    validation half (``confirm="best"`` chooses by them; ``None`` for ``"each"``)."""
+    largest bound, and that bound. ``scores`` (``confirm="best"``; ``None`` for ``"each"``):
+    each pair's best bound projected by its pilot counts; the :data:`REFINE` pairs leading on
+    them are re-explored and ``refined`` holds their best projected bound on the validation
+    half of the re-exploration (``None`` for the others; ``refined`` is ``None`` when nothing
+    was re-explored); the confirmed pair is the one with the largest refined score, or the
+    largest pilot score when nothing was re-explored."""
 
     results: tuple[AuditResult | None, ...]
     best: int
     alpha: float
     confirm: Literal["each", "best"] = "each"
     scores: tuple[float, ...] | None = None
+    refined: tuple[float | None, ...] | None = None
 
     @property
     def confirmed(self) -> tuple[AuditResult, ...]:
@@ -125,6 +140,7 @@ class PairsResult:
                 "epsilon_lower": self.epsilon_lower, "best": self.best,
                 "p_value": self.p_value, "confirm": self.confirm,
                 "scores": None if self.scores is None else list(self.scores),
+                "refined": None if self.refined is None else list(self.refined),
                 "results": [None if r is None else r.to_dict() for r in self.results]}
 
 
@@ -216,7 +232,8 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     pooled = m * (samples - n_explore - n_pilot)
     total = 2 * samples * m
     scores: list[float] = []
-    best, chosen = 0, None  # only the leading pair's exploration is kept beside the current one
+    # only the explorations of the REFINE pairs leading so far are kept beside the current one
+    leading: list[tuple[int, Any]] = []
     for i, (d, d_prime) in enumerate(pairs):
         # events chosen as the pair's own audit would choose them (projected to its own
         # confirmation size), then confirmed on the pooled size if the pair wins
@@ -224,33 +241,50 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
                     seed_seq=child(root, "pair", i))
         e = dataclasses.replace(e, n_confirm=pooled)
         scores.append(max(_pilot_scores(setup, e, n_pilot, pooled)) if m > 1 else 0.0)
-        if chosen is None or scores[i] > scores[best]:  # the first of equal scores
-            best, chosen = i, e
+        leading.append((i, e))
         del e
+        # a stable sort: of equal scores the first pair leads
+        leading = sorted(leading, key=lambda t: -scores[t[0]])[:REFINE]
         if setup.progress is not None:
             setup.progress(2 * (n_explore + n_pilot) * (i + 1), total)
-    assert chosen is not None
     done = 2 * (n_explore + n_pilot) * m
-    # Re-explore the chosen pair on explore_fraction of the budget left to it: its exploration
-    # outputs plus fresh ones (none when its exploration is already that large, e.g. at
-    # budgets where the exploration floor of 1000 outputs dominates), at most
-    # MAX_EXPLORE_BYTES of outputs per side.
+    # Re-explore the leading pairs on explore_fraction of the budget left to one pair: its
+    # exploration outputs plus fresh ones (none when its exploration is already that large,
+    # e.g. at budgets where the exploration floor of 1000 outputs dominates), at most
+    # MAX_EXPLORE_BYTES of outputs per side; keep the one whose re-chosen events project the
+    # largest bound on their validation half.
     n_more = 0
     if m > 1:
-        row = max(1, chosen.out_d[:1].nbytes)
+        row = max(1, leading[0][1].out_d[:1].nbytes)
         n_more = min(round(setup.explore_fraction * (n_explore + pooled)),
                      max(n_explore, MAX_EXPLORE_BYTES // row)) - n_explore
+    best, chosen = leading[0]
+    refined: list[float | None] = [None] * m
     if n_more > 0:
-        chosen = explore(setup, chosen.d, chosen.d_prime, n_explore=n_more,
-                         n_confirm=pooled - n_more, seed_seq=chosen.seed_seq,
-                         prior=(chosen.out_d, chosen.out_dp), stream="explore-chosen")
-        done += 2 * n_more
-        if setup.progress is not None:
-            setup.progress(done, total)
+        n_confirm = pooled - n_more * len(leading)
+        champion = None
+        for i, e in leading:
+            e = explore(setup, e.d, e.d_prime, n_explore=n_more, n_confirm=n_confirm,
+                        seed_seq=e.seed_seq, prior=(e.out_d, e.out_dp), stream="explore-chosen")
+            refined[i] = e.score
+            done += 2 * n_more
+            if setup.progress is not None:
+                setup.progress(done, total)
+            if champion is None or e.score > champion[1].score:  # the first of equal scores
+                champion = (i, e)
+            del e
+        leading = []
+        assert champion is not None
+        best, chosen = champion
     result = finish(setup, chosen, start=start, done=done, total=total)
     results = tuple(result if i == best else None for i in range(len(pairs)))
-    return PairsResult(results, best, alpha, "best", tuple(scores))
+    return PairsResult(results, best, alpha, "best", tuple(scores),
+                       tuple(refined) if n_more > 0 else None)
 
+
+#: Pairs leading on their pilot scores that are re-explored before one is confirmed (module
+#: docstring, "Why two").
+REFINE = 2
 
 #: The chosen pair's re-exploration keeps at most this many bytes of outputs per side (a
 #: 20-coordinate float64 vector: 6.7·10⁶ rows). Uncapped, SVT3 at 10⁸ per side per pair would

@@ -33,8 +33,9 @@ from dpcheck.learned import LogisticScore
 from dpcheck.summary import RowSummary, SummaryScore
 
 SVT3 = get("svt3")
-#: The bound a half-line is projected to: confirmation on 3·10⁶ outputs per side (the pooled
-#: budget of ``audit_pairs(confirm="best")`` at 10⁶ per side per pair, 4 pairs), α = 0.05 over
+#: The bound a half-line is projected to: confirmation on 3·10⁶ outputs per side (about the
+#: pooled budget of ``audit_pairs(confirm="best")`` at 10⁶ per side per pair, 4 pairs: 2.7·10⁶
+#: since two pairs are re-explored), α = 0.05 over
 #: 6 events, normal approximation of the conditional test.
 N_CONFIRM, Z = 3_000_000, float(norm.isf(0.05 / 6))
 #: Mean projected bound over seeds 0–3 the summary must reach. Measured (``half_half``, 1.65·10⁵
