@@ -36,8 +36,8 @@ ranks the events a pair chose on its small exploration, and how much a pair gain
 re-exploration differs between pairs. On SVT3 the pair "one below, rest above" confirms
 0.063–0.082 after re-exploration at 9 of 10 seeds, the other three 0.107–0.251, while their
 pilot scores overlap; chosen by the pilot, it was confirmed at seeds 5 and 14 of 0–19 and the
-claimed 0.1 survived there (0.063, 0.081). The second re-exploration costs ``explore_fraction``
-of one pair's pooled budget (7 % fewer confirmation outputs at 4 pairs). While the pairs are
+claimed 0.1 survived there (0.063, 0.081). The second re-exploration costs 8 % of the
+confirmation outputs at 4 pairs of 10⁶ per side, 7 % at 3. While the pairs are
 explored only the explorations of the :data:`REFINE` leaders so far are kept beside the
 current one; memory holds two re-explorations at most, whatever the number of pairs.
 
@@ -47,9 +47,9 @@ choice alone, 0.058 / 0.040 for ``"each"``); SVT3 0.162 / 0.126, held-out seeds 
 0.101, the claimed 0.1 refuted at 20 of 20 seeds (pilot choice alone: 0.164 / 0.063 and
 0.160 / 0.081, refuted at 18 of 20; 0.143 without the count × value interactions of the
 row-summary score of :mod:`dpcheck.summary`, 0.137 without that score, 0.127 / 0.068 without
-the re-exploration and the cells either); SVT6 (3 pairs) 0.306 / 0.258 (0.308 / 0.268 with the pilot choice
-alone, 0.295 / 0.261 before it): the second re-exploration costs a third pair 10 % of its
-confirmation, and SVT6's pairs gain alike from re-exploration.
+the re-exploration and the cells either); SVT6 (3 pairs) 0.306 / 0.258 (0.308 / 0.268 with
+the pilot choice alone, 0.295 / 0.261 before it: its pairs gain alike from re-exploration, so
+the second one only costs confirmation outputs).
 
 References
 ----------
