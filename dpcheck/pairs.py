@@ -289,7 +289,8 @@ REFINE = 2
 #: The chosen pair's re-exploration keeps at most this many bytes of outputs per side (a
 #: 20-coordinate float64 vector: 6.7·10⁶ rows). Uncapped, SVT3 at 10⁸ per side per pair would
 #: hold 3.3·10⁷ rows per side (10.6 GB for both sides, before features) and was killed for
-#: lack of memory on a 23 GB machine.
+#: lack of memory on a 23 GB machine. With the cap and two re-explored pairs its peak memory
+#: is 16.2 GB (10.6 GB with one).
 MAX_EXPLORE_BYTES = 1 << 30
 
 #: Pilot counts certify each candidate at this one-sided level (about one standard error).
