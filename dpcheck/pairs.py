@@ -273,7 +273,7 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
             if champion is None or e.score > champion[1].score:  # the first of equal scores
                 champion = (i, e)
             del e
-        leading = []
+        leading = []  # the first explorations are not needed by the confirmation
         assert champion is not None
         best, chosen = champion
     result = finish(setup, chosen, start=start, done=done, total=total)

@@ -62,7 +62,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .learned import MAX_COLUMNS, LogisticScore, _Column, column_coding, fit_weights
+from .learned import (MAX_COLUMNS, CodeCache, LogisticScore, _Column, column_coding,
+                      fit_weights)
 
 __all__ = ["RowSummary", "SummaryScore", "MAX_LEVELS", "SUMMARY_BINS", "SUMMARY_FIT_ROWS",
            "INTERACTION_BINS", "MAX_INTERACTIONS"]
@@ -137,9 +138,14 @@ class _Interaction:
         self.value.basis(s[:, self.value.index], out)
         out *= (s[:, self.count] - self.centre)[:, None]
 
-    def score(self, s: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``basis(s) @ w`` by table lookup (:meth:`dpcheck.learned._Column.score`)."""
-        return (s[:, self.count] - self.centre) * self.value.score(s[:, self.value.index], w)
+    def score(self, s: NDArray[np.float64], w: NDArray[np.float64],
+              cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """``basis(s) @ w`` by table lookup (:meth:`dpcheck.learned._Column.score`); ``cache``:
+        the codes of ``s`` shared with the other interactions of the same value column."""
+        if cache is None:
+            cache = CodeCache(s)
+        value = self.value.score(cache.column(self.value.index), w, cache.codes(self.value))
+        return (s[:, self.count] - self.centre) * value
 
 
 def _interactions(summary: RowSummary, pooled: NDArray[np.float64]) -> tuple[_Interaction, ...]:
@@ -199,7 +205,8 @@ class SummaryScore:
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The score of each output row (larger: more typical of D)."""
         s = self.summary(outputs)
-        score = self.score(s)
+        cache = CodeCache(s)  # a value column's codes serve every count it interacts with
+        score = self.score(s, cache)
         for t, w in zip(self.interactions, self.interaction_weights):
-            score += t.score(s, w)
+            score += t.score(s, w, cache)
         return score
