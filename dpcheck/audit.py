@@ -347,6 +347,7 @@ def finish(
     """Confirm the events of ``explored`` on fresh samples and certify them (steps 2 and 3 of
     the module docstring). ``done``/``total``: progress already made and planned (both sides;
     default: this pair's exploration and its whole budget)."""
+    explore_seconds = time.perf_counter() - start  # everything before confirmation
     claim, alpha, mechanism = setup.claim, setup.alpha, setup.mechanism
     d, d_prime, seed_seq, chosen = explored.d, explored.d_prime, explored.seed_seq, explored.chosen
     n_explore, n_confirm = explored.out_d.shape[0], explored.n_confirm
@@ -417,6 +418,7 @@ def finish(
         exact_epsilon=exact_eps,
         exact_delta=exact_delta,
         sampler_check=sampler_report,
+        explore_seconds=explore_seconds,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,20 @@ from .errors import PrivacyViolation
 from .events import Event
 from .stats import EventBound
 
-__all__ = ["Witness", "AuditResult", "json_safe"]
+__all__ = ["Witness", "AuditResult", "TIMING_KEYS", "json_safe", "untimed"]
+
+#: Keys of a result record that hold wall-clock times: the only ones in which two runs with the
+#: same seed differ (design §4 rule 5: bit for bit, whatever the executor).
+TIMING_KEYS = ("seconds", "explore_seconds")
+
+
+def untimed(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` (a ``to_dict()`` of a result) without its wall times (:data:`TIMING_KEYS`).
+
+    >>> untimed({"epsilon_lower": 0.5, "seconds": 1.2, "explore_seconds": 0.3})
+    {'epsilon_lower': 0.5}
+    """
+    return {k: v for k, v in record.items() if k not in TIMING_KEYS}
 
 
 def json_safe(value: Any, *, max_items: int = 1000) -> Any:
@@ -133,6 +147,12 @@ class AuditResult:
     warnings
         Warnings raised while the audit ran (e.g. a library's privacy-leak warning), and a note
         when the mechanism cannot be seeded by dpcheck (:mod:`dpcheck.adapters`).
+    seconds, explore_seconds
+        Wall time of the whole audit, and of the part before confirmation (exploration and
+        event selection, which run in the calling process; for :func:`dpcheck.audit_pairs` with
+        ``confirm="best"`` the exploration, pilot and re-exploration of every pair). The rest,
+        ``seconds − explore_seconds``, is the confirmation that an ``executor`` spreads over
+        its workers. Like ``seconds``, it varies from run to run.
     """
 
     claim: PureDP | ApproxDP
@@ -157,6 +177,7 @@ class AuditResult:
     exact_delta: float | None = None
     sampler_check: Any = None
     warnings: tuple[str, ...] = ()
+    explore_seconds: float | None = None
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -209,6 +230,7 @@ class AuditResult:
             "features": self.features,
             "seed": self.seed,
             "seconds": self.seconds,
+            "explore_seconds": self.explore_seconds,
             "exact_epsilon": self.exact_epsilon,
             "exact_delta": self.exact_delta,
             "sampler_check": None if self.sampler_check is None else self.sampler_check.to_dict(),

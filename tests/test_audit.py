@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ import dpcheck
 from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import ApproxDP, PureDP, audit
 from dpcheck.audit import CHUNK, exploration_size
+from dpcheck.results import untimed
 
 MILLION = 1_000_000
 
@@ -103,11 +105,26 @@ def test_same_seed_same_result_bit_for_bit_and_different_seed_differs():
     a = audit(mech, [1], [0], PureDP(1.0), samples=50_000, seed=3).to_dict()
     b = audit(mech, [1], [0], PureDP(1.0), samples=50_000, seed=3).to_dict()
     c = audit(mech, [1], [0], PureDP(1.0), samples=50_000, seed=4).to_dict()
-    for rec in (a, b, c):
-        rec.pop("seconds")
+    a, b, c = (untimed(rec) for rec in (a, b, c))
     assert a == b
     assert a != c
     assert audit(mech, [1], [0], PureDP(1.0), samples=2000).seed["entropy"] == 0
+
+
+def test_explore_seconds_is_the_time_before_confirmation():
+    """``explore_seconds`` covers exploration and selection, not confirmation: a mechanism that
+    sleeps on every call makes each phase last at least its calls' sleeps (two exploration
+    calls, then one confirmation chunk per side)."""
+    def sleepy(data, size, rng):
+        time.sleep(0.25)
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+
+    r = audit(sleepy, [1], [0], PureDP(1.0), samples=20_000, seed=0, float_features=False)
+    assert r.confirm_samples < CHUNK and r.explore_seconds is not None
+    assert 0.5 <= r.explore_seconds <= r.seconds - 0.5
+    rec = r.to_dict()
+    assert rec["explore_seconds"] == r.explore_seconds
+    assert "seconds" not in untimed(rec) and "explore_seconds" not in untimed(rec)
 
 
 def test_samples_are_split_and_chunked():

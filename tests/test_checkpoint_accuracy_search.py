@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import dpcheck.accuracy as accuracy_module
 from dpcheck import InvalidArgument, PureDP, audit, check_accuracy, find_counterexample
 from dpcheck.accuracy import run_batch, tail_size, upper_quantile
+from dpcheck.results import untimed as untimed_record
 from dpcheck.rng import generator
 
 CONFIRM = sys.modules["dpcheck.confirm"]
@@ -34,9 +35,7 @@ class _Stop(KeyboardInterrupt):
 
 
 def untimed(result) -> dict:
-    rec = result.to_dict()
-    rec.pop("seconds")
-    return rec
+    return untimed_record(result.to_dict())
 
 
 def laplace_errors(size, rng):

@@ -22,6 +22,7 @@ import dpcheck.confirm
 from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from algorithms.mechanisms.primitives import LaplaceSum
 from dpcheck import InvalidArgument, PureDP, audit, check_accuracy, find_counterexample
+from dpcheck.results import untimed
 
 AUDIT_MODULE = sys.modules["dpcheck.confirm"]  # CHUNK and count_chunk live there
 VECTOR = RepeatedLaplace(0.1, 5)  # true ε = 0.5; five columns: learned scores are fitted
@@ -46,9 +47,7 @@ def _result(executor, monkeypatch, **kw):
     monkeypatch.setattr(AUDIT_MODULE, "CHUNK", 7_000)
     r = audit(VECTOR, [1.0], [0.0], PureDP(0.3), samples=120_000, seed=5, executor=executor,
               **kw)
-    rec = r.to_dict()
-    rec.pop("seconds")
-    return rec
+    return untimed(r.to_dict())
 
 
 def test_same_result_on_threads_processes_and_dask(process_pool, dask_client, monkeypatch):
@@ -145,8 +144,6 @@ def test_cli_workers_flag_gives_the_local_result(tmp_path, monkeypatch, capsys):
     local = json.loads(capsys.readouterr().out)
     code_pool = main([*argv, "--workers", "2"])
     pooled = json.loads(capsys.readouterr().out)
-    for rec in (local, pooled):
-        rec.pop("seconds")
-    assert code_local == code_pool == 0 and pooled == local
+    assert code_local == code_pool == 0 and untimed(pooled) == untimed(local)
     assert main([*argv, "--workers", "0"]) == 2
     assert "--workers=0 must be >= 1" in capsys.readouterr().err

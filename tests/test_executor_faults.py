@@ -31,6 +31,7 @@ import pytest
 
 from dpcheck import InvalidArgument, PureDP, WorkerLost, audit
 from dpcheck.audit import exploration_size
+from dpcheck.results import untimed as untimed_record
 
 AUDIT_MODULE = sys.modules["dpcheck.confirm"]  # CHUNK and count_chunk live there
 CHUNK = 5_000
@@ -106,9 +107,7 @@ def small_chunks(monkeypatch):
 
 
 def untimed(result):
-    rec = result.to_dict()
-    rec.pop("seconds")
-    return rec
+    return untimed_record(result.to_dict())
 
 
 def run(mechanism, **kw):
@@ -335,9 +334,7 @@ def test_cli_checkpoint_resumes_an_interrupted_audit(mechs, small_chunks, tmp_pa
     out, err = capsys.readouterr()
     resumed = json.loads(out)
     assert f"{2 * SAMPLES:,}/{2 * SAMPLES:,} outputs sampled" in err
-    for rec in (full, resumed):
-        rec.pop("seconds")
-    assert resumed == full
+    assert untimed_record(resumed) == untimed_record(full)
     assert main([*argv[:-2], "4", "--json", "--checkpoint", str(path)]) == 2
     assert "other arguments (differs in seed)" in capsys.readouterr().err
 

@@ -10,6 +10,8 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+from dpcheck.results import untimed as untimed_record  # noqa: E402
+
 # Shared head of the generated test files: imports and a Laplace count mechanism.
 LAPLACE_HEADER = '''
 import numpy as np
@@ -122,11 +124,7 @@ def document(directory: Path) -> dict:
 
 def untimed(records: list[dict]) -> list[dict]:
     """Records without their wall-clock fields."""
-    out = []
-    for r in records:
-        r = dict(r, result={k: v for k, v in r["result"].items() if k != "seconds"})
-        out.append(r)
-    return out
+    return [dict(r, result=untimed_record(r["result"])) for r in records]
 
 
 def header_seed(result: pytest.RunResult) -> int:

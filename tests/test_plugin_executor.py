@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from dpcheck.results import untimed
+
 try:  # imported before any pytester run: pytester's in-process runs restore sys.modules, and
     # modules first imported inside a test (distributed's dependencies) would be half removed
     import distributed
@@ -94,8 +96,7 @@ def records(pytester: pytest.Pytester, name: str, *args: str, subprocess: bool =
     result.assert_outcomes(passed=3)
     (doc,) = [json.loads(p.read_text(encoding="utf-8"))
               for p in (pytester.path / name).glob("*/audit.json") if not p.parent.is_symlink()]
-    return [dict(r, result={k: v for k, v in r["result"].items() if k != "seconds"})
-            for r in doc["records"]]
+    return [dict(r, result=untimed(r["result"])) for r in doc["records"]]
 
 
 def pids(pytester: pytest.Pytester) -> set[int]:

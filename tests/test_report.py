@@ -321,6 +321,8 @@ def test_markdown_has_witness_replay_and_violations_first(written):
     assert violations < text.index("test_support_mismatch` · call 1 — VIOLATION") < expected
     assert "0/18000 on D′" in text  # q̂ = 0 of the support mismatch, with its counts
     assert "Holm-adjusted" in text and "samples per side" in text
+    first = document["records"][0]["result"]
+    assert f"(exploration {report_markdown.num(first['explore_seconds'], '.3g')})" in text
 
 
 def test_compare_detects_verdict_and_bound_changes(document):

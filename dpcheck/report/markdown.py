@@ -174,7 +174,10 @@ def record_items(record: Mapping[str, Any], holm: Mapping[tuple[str, Any], Any])
                   for k, v in result.items() if k not in ("name", "seed", "seconds")]
     if record.get("alpha") is not None:
         items.append(("test level α", num(record.get("alpha"), ".4g"), False))
-    items.append(("seconds", num(result.get("seconds"), ".3g"), False))
+    seconds = num(result.get("seconds"), ".3g")
+    if isinstance(result.get("explore_seconds"), (int, float)):
+        seconds += f" (exploration {num(result.get('explore_seconds'), '.3g')})"
+    items.append(("seconds", seconds, False))
     if "seed" in result:
         items.append(("seed", _seed(result.get("seed")), False))
     items.append(("replay", str(record.get("replay") or "—"), True))
