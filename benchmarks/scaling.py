@@ -18,10 +18,12 @@ side, exploration share ``f`` and ``W`` workers (``W = machines × cores``)::
 
     T(n, f, W) = a + b·f·n + ceil(K / W)·t_chunk,    K = 2·ceil((1 − f)·n / CHUNK)
 
-``a + b·f·n`` is the exploration, fitted on the local runs at two exploration sizes; ``t_chunk``
-(seconds per confirmation chunk of ``CHUNK`` outputs on one worker, dispatch included) is fitted
-on the 1-worker run of each executor kind, and the 2-worker run checks the prediction (the
-``model_error`` of ``scaling.json``). Exploration is serial, so the speedup is capped at
+``a + b·f·n`` is the exploration, a least-squares line through the runs and two more audits at
+exploration shares 5f and 0.5; ``t_chunk`` (seconds per confirmation chunk of ``CHUNK`` outputs
+on one worker, dispatch included) is fitted on the 1-worker run of each executor kind; the
+2-worker runs check the confirmation part (``model_error``), and one audit at 2.5× the budget
+and the default ``explore_fraction=0.1`` checks the whole prediction out of sample
+(``validation``). Exploration is serial, so the speedup is capped at
 ``1 + K·t_chunk / (a + b·f·n)`` (Amdahl); the client holds ``2·f·n`` rows of exploration
 outputs in memory (``explore_fraction`` lowers both). Only counts come back: ``8·events`` bytes
 per chunk, plus the task payload out.
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -113,10 +116,13 @@ def one(name: str, executor: Any, samples: int, **override: Any) -> dict[str, An
     """One audit: wall time, exploration time, chunks, bytes, and its untimed record."""
     mechanism, d, d_prime, claim, kw = workload(name)
     kw = {**kw, **override}
-    metered = None if executor is None else Metered(executor)
+    # a Dask client is used as is (dpcheck recognises it by its type); the bytes and chunks of
+    # its runs are those of the process pool's (same seed, same chunks, same payloads)
+    metered = Metered(executor) if isinstance(executor, ProcessPoolExecutor) else None
+    executor = executor if metered is None else metered
     start = time.perf_counter()
     r = dpcheck.audit(mechanism, d, d_prime, claim, samples=samples, seed=0,
-                      executor=metered, **kw)
+                      executor=executor, **kw)
     seconds = time.perf_counter() - start
     assert r.explore_seconds is not None
     return {"seconds": seconds, "explore_seconds": r.explore_seconds,
@@ -133,27 +139,32 @@ def chunks(samples: int, fraction: float) -> int:
     return 2 * math.ceil(max(1.0, (1.0 - fraction) * samples) / CHUNK)
 
 
-def fit(runs: list[dict[str, Any]], extra: dict[str, Any]) -> dict[str, Any]:
-    """The model constants of one mechanism from its runs (module docstring) and their check."""
-    local = next(r for r in runs if r["executor"] == "local")
-    # exploration: a + b·n_explore through the local run and the extra (larger) exploration
-    n1, t1 = local["explore_samples"], local["explore_seconds"]
-    n2, t2 = extra["explore_samples"], extra["explore_seconds"]
-    b = max(0.0, (t2 - t1) / (n2 - n1))
-    a = max(0.0, t1 - b * n1)
-    model: dict[str, Any] = {"explore_fixed_seconds": a, "explore_seconds_per_output": b,
-                             "exploration_points": [[n1, t1], [n2, t2]], "per_kind": {}}
+def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The model constants of one mechanism from its runs (module docstring) and their check.
+
+    The exploration cost ``a + b·n`` is a least-squares line (``a ≥ 0``) through the
+    ``(explore_samples, explore_seconds)`` of every run and of ``explorations`` (the same
+    audit at larger exploration shares)."""
+    points = np.array([[r["explore_samples"], r["explore_seconds"]]
+                       for r in [*runs, *explorations]], dtype=float)
+    b, a = np.polyfit(points[:, 0], points[:, 1], 1)
+    if a < 0:  # through the origin instead
+        a, b = 0.0, float(points[:, 0] @ points[:, 1] / (points[:, 0] @ points[:, 0]))
+    model: dict[str, Any] = {"explore_fixed_seconds": float(a),
+                             "explore_seconds_per_output": float(b),
+                             "exploration_points": points.tolist(), "per_kind": {}}
+    pool = next(r for r in runs if r["executor"] == "process_pool")
+    k = pool["chunks"]
     for kind in ("process_pool", "dask_local_cluster"):
         by = {r["workers"]: r for r in runs if r["executor"] == kind}
         if 1 not in by or 2 not in by:
             continue
-        k = by[1]["chunks"]
         t_chunk = by[1]["confirm_seconds"] / k
         predicted = math.ceil(k / 2) * t_chunk
         model["per_kind"][kind] = {
             "t_chunk_seconds": t_chunk, "chunks": k,
-            "bytes_sent_per_chunk": by[1]["bytes_sent"] / k,
-            "bytes_received_per_chunk": by[1]["bytes_received"] / k,
+            "bytes_sent_per_chunk": pool["bytes_sent"] / k,
+            "bytes_received_per_chunk": pool["bytes_received"] / k,
             "predicted_confirm_seconds_2_workers": predicted,
             "measured_confirm_seconds_2_workers": by[2]["confirm_seconds"],
             "model_error": by[2]["confirm_seconds"] / predicted - 1.0}
@@ -205,7 +216,7 @@ def markdown(out: dict[str, Any]) -> str:
             per = ("" if r["chunks"] is None else
                    f"{r['bytes_sent'] / r['chunks']:.0f} / {r['bytes_received'] / r['chunks']:.0f}")
             lines.append(f"| {mech['mechanism']} | {r['executor']} | {r['workers']} | "
-                         f"{r['seconds']:.1f} | {r['explore_seconds']:.1f} | {r['chunks'] or ''} | "
+                         f"{r['seconds']:.1f} | {r['explore_seconds']:.2f} | {r['chunks'] or ''} | "
                          f"{r['outputs_per_second']:.3g} | {per} |")
     lines += ["", "Scaling efficiency 1 → 2 workers (throughput(2) / 2·throughput(1)): "
               + ", ".join(f"{m['mechanism']} {k} {v:.2f}" for m in out["mechanisms"]
@@ -225,10 +236,20 @@ def markdown(out: dict[str, Any]) -> str:
                          f"{c['predicted_confirm_seconds_2_workers']:.1f} / "
                          f"{c['measured_confirm_seconds_2_workers']:.1f} | "
                          f"{100 * c['model_error']:+.0f} % |")
+    lines += ["", "Out of sample (2.5× the budget, default `explore_fraction=0.1`, process pool "
+              "of 2): " + "; ".join(
+                  f"{m['mechanism']} at {m['model']['validation']['samples_per_side']:.2g} per "
+                  f"side predicted {m['model']['validation']['predicted_seconds']:.1f} s "
+                  f"(exploration {m['model']['validation']['predicted_explore_seconds']:.1f} s), "
+                  f"measured {m['model']['validation']['measured_seconds']:.1f} s "
+                  f"({m['model']['validation']['measured_explore_seconds']:.1f} s), error "
+                  f"{100 * m['model']['validation']['error']:+.0f} %"
+                  for m in out["mechanisms"]) + "."]
     lines += ["", f"## Predicted: one audit on N machines of {CORES_PER_MACHINE} workers "
               "(Dask constants)", "",
               "| mechanism | outputs per side | explore_fraction | machines | wall time | "
-              "of which exploration | speedup | Amdahl limit | client memory | network |",
+              "of which exploration | speedup over 1 worker | Amdahl limit | "
+              "exploration outputs in client memory | network |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for mech in out["mechanisms"]:
         for p in mech["predictions"]:
@@ -268,12 +289,26 @@ def measure(name: str, samples: int) -> dict[str, Any]:
 
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=":0") as cluster, Client(cluster) as client:
+                          dashboard_address=":0", silence_logs=logging.CRITICAL
+                          ) as cluster, Client(cluster) as client:  # no shutdown heartbeat noise
             record("dask_local_cluster", workers, client)
-    # a second, larger exploration (local) for the exploration cost a + b·n
+    # larger explorations for the exploration cost a + b·n (confirmation on a 2-worker pool)
     fraction = workload(name)[4]["explore_fraction"]
-    extra = one(name, None, samples, explore_fraction=min(0.5, 5 * fraction))
-    model = fit(runs, extra)
+    with ProcessPoolExecutor(2, mp_context=ctx) as pool:
+        explorations = [one(name, pool, samples, explore_fraction=f)
+                        for f in sorted({min(0.5, 5 * fraction), 0.5})]
+        model = fit(runs, explorations)
+        # out of sample: 2.5x the budget at the default explore_fraction, 2 workers
+        big = int(2.5 * samples)
+        check = one(name, pool, big, explore_fraction=0.1)
+    expected = predict(model, big, 0.1, 2, 0, kind="process_pool")
+    model["validation"] = {"samples_per_side": big, "explore_fraction": 0.1, "workers": 2,
+                           "predicted_seconds": expected["seconds"],
+                           "measured_seconds": check["seconds"],
+                           "predicted_explore_seconds": expected["explore_seconds"],
+                           "measured_explore_seconds": check["explore_seconds"],
+                           "error": check["seconds"] / expected["seconds"] - 1.0}
+    print(json.dumps({"mechanism": name, "validation": model["validation"]}), flush=True)
     efficiency = {}
     for kind in ("process_pool", "dask_local_cluster"):
         t = {r["workers"]: r["outputs_per_second"] for r in runs if r["executor"] == kind}
@@ -283,7 +318,8 @@ def measure(name: str, samples: int) -> dict[str, Any]:
     predictions = [predict(model, n, f, CORES_PER_MACHINE * m, row_bytes)
                    for n in PREDICT_SAMPLES for f in PREDICT_FRACTIONS for m in PREDICT_MACHINES]
     return {"mechanism": name, "samples_per_side": samples, "row_bytes": row_bytes,
-            "runs": runs, "extra_exploration": {k: v for k, v in extra.items() if k != "record"},
+            "runs": runs,
+            "explorations": [{k: v for k, v in e.items() if k != "record"} for e in explorations],
             "scaling_efficiency_1_to_2": efficiency, "model": model,
             "predictions": predictions}
 
