@@ -1,4 +1,4 @@
-"""How high can *any* valid audit go at a given budget? The oracle ceiling of a lower bound.
+"""How high can an event-based audit go at a given budget? The oracle ceiling of a lower bound.
 
 An auditor that knew the mechanism's exact output distributions would skip exploration, take
 the single event with the best expected bound and certify it on *all* ``len(pairs)·samples``
@@ -6,8 +6,9 @@ outputs per side with one conditional test (:func:`dpcheck.stats.ratio_lower`, P
 sizes) at the full α — no selection, no Bonferroni factor. Its bound is still a random
 variable: this script gives its median, 5 % quantile and the probability that it reaches a
 target (DP-Sniper's bound at equal calls, issue #14), from the exact event probabilities and
-``DRAWS`` simulated Poisson count pairs. No black-box auditor is above this ceiling in
-distribution, so "beat the target at every seed" is attainable only where ``P(≥ target)`` is
+``DRAWS`` simulated Poisson count pairs. No black-box auditor that certifies its bound by one
+event's counts (dpcheck's events, paired events included, and DP-Sniper's) is above this ceiling
+in distribution, so "beat the target at every seed" is attainable only where ``P(≥ target)`` is
 near 1.
 
 * ``laplace_parallel`` (20 Lap(200) releases of one sum, pair sums s vs s+1): the events are
@@ -37,7 +38,8 @@ Usage::
 
 Measured (``reports/bench/oracle_ceiling.md``, α = 0.05): laplace_parallel at 10⁶ per side,
 median 0.042, 5 % quantile 0.031, P(≥ 0.035) = 0.84; at 10⁸ median 0.069 (0.69 of the true ε:
-the 0.95 target of issue #14 is out of reach of any valid audit at that budget); svt1 at 10⁶
+the 0.95 target of issue #14 is out of reach of an audit by one confirmed event at that
+budget, even one that knows the distributions); svt1 at 10⁶
 per side per pair, median 0.084, 5 % quantile 0.071, P(≥ 0.067) = 0.98; svt3 at 10⁶ per side
 per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dpcheck's 0.162 mean
 (seeds 0–9), the one DP-Sniper mechanism where the auditor is not near the ceiling; at 10⁸ median
