@@ -236,15 +236,14 @@ def markdown(out: dict[str, Any]) -> str:
                          f"{c['predicted_confirm_seconds_2_workers']:.1f} / "
                          f"{c['measured_confirm_seconds_2_workers']:.1f} | "
                          f"{100 * c['model_error']:+.0f} % |")
+    checks = [(m["mechanism"], m["model"]["validation"]) for m in out["mechanisms"]]
     lines += ["", "Out of sample (2.5× the budget, default `explore_fraction=0.1`, process pool "
               "of 2): " + "; ".join(
-                  f"{m['mechanism']} at {m['model']['validation']['samples_per_side']:.2g} per "
-                  f"side predicted {m['model']['validation']['predicted_seconds']:.1f} s "
-                  f"(exploration {m['model']['validation']['predicted_explore_seconds']:.1f} s), "
-                  f"measured {m['model']['validation']['measured_seconds']:.1f} s "
-                  f"({m['model']['validation']['measured_explore_seconds']:.1f} s), error "
-                  f"{100 * m['model']['validation']['error']:+.0f} %"
-                  for m in out["mechanisms"]) + "."]
+                  f"{name} at {v['samples_per_side']:.2g} per side predicted "
+                  f"{v['predicted_seconds']:.1f} s (exploration "
+                  f"{v['predicted_explore_seconds']:.1f} s), measured {v['measured_seconds']:.1f} s "
+                  f"({v['measured_explore_seconds']:.1f} s), error {100 * v['error']:+.0f} %"
+                  for name, v in checks) + "."]
     lines += ["", f"## Predicted: one audit on N machines of {CORES_PER_MACHINE} workers "
               "(Dask constants)", "",
               "| mechanism | outputs per side | explore_fraction | machines | wall time | "
