@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import _fmt, check_choice, check_int
+from dpcheck.validation import fmt, check_choice, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["ConceptClass", "MAX_DOMAIN", "from_masks", "thresholds", "points", "intervals",
@@ -105,11 +105,11 @@ def from_masks(n: int, masks: Iterable[int]) -> ConceptClass:
     """
     n = _check_n(n)
     if isinstance(masks, (str, bytes)):
-        raise InvalidArgument(f"masks={_fmt(masks)} must be an iterable of integers")
+        raise InvalidArgument(f"masks={fmt(masks)} must be an iterable of integers")
     try:
         items = list(masks)
     except TypeError:
-        raise InvalidArgument(f"masks={_fmt(masks)} must be an iterable of integers") from None
+        raise InvalidArgument(f"masks={fmt(masks)} must be an iterable of integers") from None
     out = set()
     for m in items:
         m = check_int(m, "mask", minimum=0)
@@ -141,7 +141,7 @@ def intervals(n: int, *, empty: bool = True) -> ConceptClass:
 
 def _same_domain(classes: Sequence[ConceptClass]) -> int:
     if not classes or not all(isinstance(c, ConceptClass) for c in classes):
-        raise InvalidArgument(f"classes={_fmt(classes)} must be one or more ConceptClass")
+        raise InvalidArgument(f"classes={fmt(classes)} must be one or more ConceptClass")
     ns = {c.n for c in classes}
     if len(ns) != 1:
         raise InvalidArgument(f"classes have different domains {sorted(ns)}")
@@ -184,10 +184,10 @@ def _table(g: Any, k: int) -> tuple[int, ...]:
     try:
         table = tuple(int(v) for v in g)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"G={_fmt(g)} must be a rule name, a callable or a truth "
+        raise InvalidArgument(f"G={fmt(g)} must be a rule name, a callable or a truth "
                               "table") from None
     if len(table) != 1 << k or any(v not in (0, 1) for v in table):
-        raise InvalidArgument(f"G={_fmt(g)} must be a 0/1 truth table of length 2^k = {1 << k}")
+        raise InvalidArgument(f"G={fmt(g)} must be a 0/1 truth table of length 2^k = {1 << k}")
     return table
 
 
@@ -227,7 +227,7 @@ def compose(g: str | Sequence[int] | Callable[[tuple[int, ...]], Any],
 
 def _class_arg(cls: Any) -> ConceptClass:
     if not isinstance(cls, ConceptClass):
-        raise InvalidArgument(f"cls={_fmt(cls)} must be a ConceptClass")
+        raise InvalidArgument(f"cls={fmt(cls)} must be a ConceptClass")
     return cls
 
 

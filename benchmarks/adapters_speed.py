@@ -1,4 +1,4 @@
-"""Samples per second of the one-output-per-call adapters (dpcheck.adapters, integrations).
+"""Samples per second of the one-output-per-call adapters (dpcheck.integrations.scalar, integrations).
 
 For each adapter: draw ``--n`` outputs in one call (best of ``--repeats``) and report calls/s,
 next to the library's own cost (the hand-written loop a user would write, without the adapter).

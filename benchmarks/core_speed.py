@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 import dpcheck
-from dpcheck.audit import CHUNK, exploration_size
+from dpcheck.core.confirm import CHUNK
+from dpcheck.core.audit import exploration_size
 
 
 def laplace_count(data, size, rng):

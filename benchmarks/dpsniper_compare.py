@@ -121,9 +121,9 @@ def markdown(records: list[dict[str, object]]) -> str:
     for r in records:
         pub = r["dp_sniper_published"]
         lines.append(
-            f"| {r['mechanism']} | {_fmt(r['true_epsilon'])} | {r['samples_per_side']:.0e} | "
-            f"{r['seed']} | {_fmt(r['dpcheck_before_1e6'])} | **{_fmt(r['epsilon_lower'])}** | "
-            f"{_fmt(r['dp_sniper_equal_calls'])} | {_fmt(pub)} | {r['confirm']} | "
+            f"| {r['mechanism']} | {fmt(r['true_epsilon'])} | {r['samples_per_side']:.0e} | "
+            f"{r['seed']} | {fmt(r['dpcheck_before_1e6'])} | **{fmt(r['epsilon_lower'])}** | "
+            f"{fmt(r['dp_sniper_equal_calls'])} | {fmt(pub)} | {r['confirm']} | "
             f"{r['seconds']:.1f} |")
     return "\n".join(lines) + "\n"
 
@@ -176,7 +176,7 @@ def seed_markdown(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fmt(x: object) -> str:
+def fmt(x: object) -> str:
     if x is None:
         return ""
     if isinstance(x, float):

@@ -13,7 +13,7 @@ near 1.
 
 * ``laplace_parallel`` (20 Lap(200) releases of one sum, pair sums s vs s+1): the events are
   ``{#coordinates above the pooled median ≥ k}`` under D together with the mirrored lower event
-  under D′ (a paired event, :mod:`dpcheck.paired`: twice the counts, same ratio); exact
+  under D′ (a paired event, :mod:`dpcheck.events.paired`: twice the counts, same ratio); exact
   binomial probabilities.
 * ``svt1`` (Lyu et al. Alg. 1, c = 1, its 4 zoo pairs): the events are the likelihood-ratio
   ordered unions of the 11 output patterns, both directions; exact pattern probabilities by

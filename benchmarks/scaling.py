@@ -58,9 +58,9 @@ import numpy as np
 
 import dpcheck
 from algorithms.zoo import get
-from dpcheck.confirm import CHUNK
+from dpcheck.core.confirm import CHUNK
 from dpcheck.mechanism import as_sampler, draw
-from dpcheck.results import untimed
+from dpcheck.core.results import untimed
 
 #: Budgets (outputs per side) and machine counts of the extrapolated table; 2 workers/machine.
 PREDICT_SAMPLES = (10**8, 10**9)

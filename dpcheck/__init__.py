@@ -12,46 +12,53 @@ one-output-per-call mechanisms (:func:`from_scalar`, :mod:`dpcheck.integrations`
 
 from typing import TYPE_CHECKING, Any
 
-from .audit import audit
-from .claims import ApproxDP, PureDP
-from .errors import (AccuracyViolation, DPCheckError, GlobalRandomStateWarning, InvalidArgument,
-                     PrivacyViolation, WorkerLost)
-from .events import Event
-from .mechanism import ExactMechanism, Mechanism, SamplingMechanism
-from .neighbours import AddRemove, QueryAnswers, Replace, UserLevel
-from .results import AuditResult, Witness
+from dpcheck.claims import ApproxDP, Closeness, PerfectGeneralization, PureDP, RobustGeneralization
+from dpcheck.core.audit import audit
+from dpcheck.core.results import AuditResult, Witness
+from dpcheck.errors import (
+    AccuracyViolation,
+    DPCheckError,
+    GlobalRandomStateWarning,
+    InvalidArgument,
+    PrivacyViolation,
+    WorkerLost,
+)
+from dpcheck.events.event import Event
+from dpcheck.internal.version import __version__ as __version__
+from dpcheck.mechanism import ExactMechanism, Mechanism, SamplingMechanism
+from dpcheck.neighbours import AddRemove, QueryAnswers, Replace, UserLevel
 
 # Heavy parts load on first use (module __getattr__, PEP 562), so `import dpcheck` and the
 # `dpcheck` command start fast: scipy.stats (accuracy, sampler check, checkers), hypothesis
 # (strategies, search) and the rest are imported when a name from them is first touched.
 _LAZY = {
-    "AccuracyResult": "accuracy", "check_accuracy": "accuracy",
-    "ScalarMechanism": "adapters", "from_scalar": "adapters",
-    "Closeness": "closeness", "ClosenessResult": "closeness", "audit_closeness": "closeness",
+    "AccuracyResult": "core.accuracy", "check_accuracy": "core.accuracy",
+    "ScalarMechanism": "integrations.scalar", "from_scalar": "integrations.scalar",
+    "ClosenessResult": "generalization.closeness", "audit_closeness": "generalization.closeness",
     "ExactPrivacy": "exact", "exact_privacy": "exact",
-    "GeneralizationResult": "generalization", "PerfectGeneralization": "generalization",
-    "check_perfect_generalization": "generalization",
-    "IIDPopulation": "population",
-    "PairsResult": "pairs", "audit_pairs": "pairs",
-    "RobustGeneralization": "robust", "check_robust_generalization": "robust",
-    "SamplerCheck": "sampler_check",
-    "SearchResult": "search", "find_counterexample": "search",
+    "GeneralizationResult": "generalization.result",
+    "check_perfect_generalization": "generalization.perfect",
+    "IIDPopulation": "generalization.population",
+    "PairsResult": "core.audit_pairs", "audit_pairs": "core.audit_pairs",
+    "check_robust_generalization": "generalization.robust",
+    "SamplerCheck": "core.sampler_check",
+    "SearchResult": "search.counterexample", "find_counterexample": "search.counterexample",
 }
 _LAZY_MODULES = ("exact", "stats", "strategies")
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from . import exact, stats, strategies
-    from .accuracy import AccuracyResult, check_accuracy
-    from .adapters import ScalarMechanism, from_scalar
-    from .closeness import Closeness, ClosenessResult, audit_closeness
-    from .exact import ExactPrivacy, exact_privacy
-    from .generalization import (GeneralizationResult, PerfectGeneralization,
-                                 check_perfect_generalization)
-    from .pairs import PairsResult, audit_pairs
-    from .population import IIDPopulation
-    from .robust import RobustGeneralization, check_robust_generalization
-    from .sampler_check import SamplerCheck
-    from .search import SearchResult, find_counterexample
+    from dpcheck import exact, stats, strategies
+    from dpcheck.core.accuracy import AccuracyResult, check_accuracy
+    from dpcheck.core.audit_pairs import PairsResult, audit_pairs
+    from dpcheck.core.sampler_check import SamplerCheck
+    from dpcheck.exact import ExactPrivacy, exact_privacy
+    from dpcheck.generalization.closeness import ClosenessResult, audit_closeness
+    from dpcheck.generalization.perfect import check_perfect_generalization
+    from dpcheck.generalization.population import IIDPopulation
+    from dpcheck.generalization.result import GeneralizationResult
+    from dpcheck.generalization.robust import check_robust_generalization
+    from dpcheck.integrations.scalar import ScalarMechanism, from_scalar
+    from dpcheck.search.counterexample import SearchResult, find_counterexample
 
 
 def __getattr__(name: str) -> Any:
@@ -70,7 +77,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AccuracyResult",

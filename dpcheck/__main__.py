@@ -1,6 +1,6 @@
 """``python -m dpcheck``: the ``dpcheck`` command line (see :mod:`dpcheck.cli`)."""
 
-from .cli import main
+from dpcheck.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
 
 __all__ = ["CatalogEntry", "STATUSES", "KINDS", "load_catalog", "missing_tests",
            "missing_mutants", "entries_without_mutants", "coverage", "mutant_coverage",

@@ -31,7 +31,7 @@ class PrivacyViolation(DPCheckError, AssertionError):
     message
         Human-readable explanation, including the witness event.
     result
-        The :class:`~dpcheck.results.AuditResult` (or search result) that refutes the claim.
+        The :class:`~dpcheck.core.results.AuditResult` (or search result) that refutes the claim.
     """
 
     def __init__(self, message: str, result: Any) -> None:

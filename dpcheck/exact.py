@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import _fmt, check_delta, check_real
-from .errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
+from dpcheck.validation import check_delta, check_real, fmt
 
 __all__ = ["ExactPrivacy", "privacy_loss", "exact_privacy"]
 
@@ -159,7 +159,7 @@ class ExactPrivacy:
         try:
             eps = np.asarray(epsilons, dtype=float)
         except (TypeError, ValueError):
-            raise InvalidArgument(f"epsilons={_fmt(epsilons)} must be an array of reals") from None
+            raise InvalidArgument(f"epsilons={fmt(epsilons)} must be an array of reals") from None
         bad = np.flatnonzero(~(eps.ravel() >= 0))
         if bad.size:
             i = int(bad[0])
@@ -200,7 +200,7 @@ class ExactPrivacy:
         try:
             eps, dlt = claim.epsilon, claim.delta
         except AttributeError:
-            raise InvalidArgument(f"claim={_fmt(claim)} must be a dpcheck claim") from None
+            raise InvalidArgument(f"claim={fmt(claim)} must be a dpcheck claim") from None
         return self.delta(eps) <= check_real("claim.delta", dlt) + HOLDS_TOLERANCE
 
     def to_dict(self) -> dict[str, object]:
@@ -216,23 +216,23 @@ class ExactPrivacy:
 def _check_eps(value: Any, name: str) -> float:
     eps = check_real(name, value)
     if not eps >= 0:
-        raise InvalidArgument(f"{name}={_fmt(value)} must be >= 0")
+        raise InvalidArgument(f"{name}={fmt(value)} must be >= 0")
     return eps
 
 
 def _check_distribution(value: Any, name: str) -> dict[Hashable, float]:
     if not isinstance(value, Mapping):
-        raise InvalidArgument(f"{name}={_fmt(value)} must be a mapping output -> probability")
+        raise InvalidArgument(f"{name}={fmt(value)} must be a mapping output -> probability")
     out: dict[Hashable, float] = {}
     for key, prob in value.items():
         try:
             hash(key)
         except TypeError:
-            raise InvalidArgument(f"{name} has unhashable output {_fmt(key)}") from None
-        label = f"{name}[{_fmt(key)}]"
+            raise InvalidArgument(f"{name} has unhashable output {fmt(key)}") from None
+        label = f"{name}[{fmt(key)}]"
         prob = check_real(label, prob)
         if math.isinf(prob) or prob < 0:
-            raise InvalidArgument(f"{label}={_fmt(prob)} must be finite and >= 0")
+            raise InvalidArgument(f"{label}={fmt(prob)} must be finite and >= 0")
         out[key] = prob
     total = math.fsum(out.values())
     if abs(total - 1.0) > SUM_TOLERANCE:

@@ -9,17 +9,22 @@ all randomness drawn from ``rng`` (a :class:`numpy.random.Generator`). Objects w
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import os
 import re
-
+import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
 
 __all__ = [
+    "records_warnings",
+    "seeding_warning",
     "Mechanism",
     "SamplingMechanism",
     "ExactMechanism",
@@ -146,3 +151,56 @@ def draw(
             f"{trailing}; every output must have the same shape"
         )
     return out
+
+
+#: Distinct warnings kept in a result (the rest are counted in one line).
+MAX_WARNINGS = 20
+_F = TypeVar("_F", bound=Callable[..., Any])
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep  # dpcheck/
+
+
+def seeding_warning(mechanism: Any) -> str | None:
+    """The reproducibility warning for ``mechanism`` (``None`` if it is seeded by dpcheck)."""
+    if getattr(mechanism, "seeding", "rng") != "none":
+        return None
+    name = getattr(mechanism, "display_name", None) or repr(mechanism)
+    return (f"{name} draws its randomness from a source dpcheck cannot seed (seeding='none'): "
+            "the bounds are valid, but the same seed will not reproduce this result")
+
+
+def records_warnings(audit_fn: _F) -> _F:
+    """Decorate :func:`dpcheck.audit`: warnings raised while it runs (e.g. diffprivlib's
+    ``PrivacyLeakWarning`` when bounds are taken from the data) are recorded in the result's
+    ``warnings`` — distinct ``Category: message`` lines with their counts — instead of being
+    printed or, under ``-W error``, failing the audit; a mechanism dpcheck cannot seed adds
+    :func:`seeding_warning`.
+
+    Warnings issued by dpcheck's own code are re-issued, not recorded (they signal a problem
+    of the auditor, and the test suite turns them into errors). Warnings raised in other
+    processes (an executor's workers) are not seen; the exploration sample is always drawn in
+    the calling process, so a library that warns on every call is recorded.
+    """
+
+    @functools.wraps(audit_fn)
+    def wrapper(mechanism: Any, *args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = audit_fn(mechanism, *args, **kwargs)
+        counts: dict[str, int] = {}
+        for w in caught:
+            if w.filename.startswith(_PACKAGE_DIR):  # dpcheck's own: surface them as before
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
+            line = f"{w.category.__name__}: {w.message}"
+            counts[line] = counts.get(line, 0) + 1
+        notes = [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]
+        note = seeding_warning(mechanism)
+        if note is not None:
+            notes.insert(0, note)
+        if not notes:
+            return result
+        if len(notes) > MAX_WARNINGS:
+            notes = notes[:MAX_WARNINGS] + [f"... {len(notes) - MAX_WARNINGS} more"]
+        return dataclasses.replace(result, warnings=tuple(result.warnings) + tuple(notes))
+
+    return wrapper  # type: ignore[return-value]

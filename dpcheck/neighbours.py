@@ -30,105 +30,19 @@ D. Kifer, A. Machanavajjhala, "No Free Lunch in Data Privacy", SIGMOD 2011 (the 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ._datasets import _Cands, _Move, _apply, _as_dataset, _key, _keys
-from ._validation import _fmt, check_choice, check_int
-from .errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
+from dpcheck.internal.datasets import (_add_remove_moves, _add_remove_why, _apply,
+                                      _array_diff_positions, _as_dataset, _Cands, _check_bool,
+                                      _key, _keys, _Move, _replace_moves, _replace_why)
+from dpcheck.validation import check_choice, check_int, fmt
 
 __all__ = ["Relation", "AddRemove", "Replace", "UserLevel", "QueryAnswers"]
-
-def _check_bool(value: Any, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidArgument(f"{name}={_fmt(value)} must be True or False")
-    return bool(value)
-
-
-def _add_remove_why(kd: list[Any], kp: list[Any], ordered: bool, unit: str) -> str | None:
-    """Why key lists ``kd``, ``kp`` are not add/remove neighbours, or None if they are."""
-    n, m = len(kd), len(kp)
-    if abs(n - m) != 1:
-        counts = "lengths" if unit == "record" else "user counts"
-        return f"{counts} {n} and {m} differ by {abs(n - m)}, add/remove allows 1"
-    (ln, big), (sn, small) = (("d", kd), ("d_prime", kp)) if n > m else (("d_prime", kp), ("d", kd))
-    if ordered:
-        p = next((i for i, (a, b) in enumerate(zip(big, small)) if a != b), len(small))
-        if big[p + 1 :] == small[p:]:
-            return None
-        j = next(j for j in range(p, len(small)) if big[j + 1] != small[j])
-        return (f"deleting one {unit} of {ln} cannot give {sn}: they first differ at position {p}, "
-                f"and deleting it still leaves {ln}[{j + 1}] != {sn}[{j}]")
-    extra, missing = Counter(big) - Counter(small), Counter(small) - Counter(big)
-    if missing.total() == 0:
-        return None
-    return (f"as multisets, {ln} has {extra.total()} {unit}s not in {sn} and {sn} has "
-            f"{missing.total()} not in {ln}; add/remove allows exactly 1 extra {unit} in {ln}")
-
-
-def _replace_why(
-    kd: list[Any], kp: list[Any], ordered: bool, unit: str, pos: list[int] | None = None
-) -> str | None:
-    """Why ``kd``, ``kp`` are not replace neighbours, or None; ``pos``: precomputed differences."""
-    if len(kd) != len(kp):
-        counts = "lengths" if unit == "record" else "user counts"
-        return f"{counts} {len(kd)} and {len(kp)} differ, replace needs equal lengths"
-    if ordered:
-        if pos is None:
-            pos = [i for i, (a, b) in enumerate(zip(kd, kp)) if a != b]
-        if len(pos) == 1:
-            return None
-        if not pos:
-            return f"they are identical, replace needs exactly 1 differing {unit}"
-        where = ("positions" if unit == "record" else "users", ", ".join(map(str, pos[:10])))
-        more = ", ..." if len(pos) > 10 else ""
-        return f"they differ in {len(pos)} {where[0]} ({where[1]}{more}), replace allows 1"
-    k = (Counter(kd) - Counter(kp)).total()
-    if k == 1:
-        return None
-    if k == 0:
-        return f"they are equal as multisets, replace needs exactly 1 differing {unit}"
-    return f"as multisets, {k} {unit}s of d have no counterpart in d_prime, replace allows 1"
-
-
-def _array_diff_positions(a: Any, b: Any) -> list[int] | None:
-    """Rows where same-shape numeric arrays differ (NaN == NaN), or None if not applicable."""
-    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape:
-        return None
-    if a.size == 0 or a.dtype.kind not in "biufc" or b.dtype.kind not in "biufc":
-        return None
-    neq = a != b
-    if a.dtype.kind in "fc" and b.dtype.kind in "fc":
-        neq &= ~(np.isnan(a) & np.isnan(b))
-    return np.flatnonzero(neq.reshape(len(a), -1).any(axis=1)).tolist()
-
-
-def _add_remove_moves(keys: list[Any], cands: _Cands, ordered: bool) -> Iterator[_Move]:
-    """Removals, then insertions; skips moves that would repeat an earlier output."""
-    n = len(keys)
-    if ordered:  # deleting i or i-1 (inserting c at i or i-1) agree when keys[i-1] equals it
-        yield from (("del", i, None) for i in range(n) if i == 0 or keys[i] != keys[i - 1])
-        for i in range(n + 1):
-            yield from (("ins", i, r) for c, r in cands if not i or keys[i - 1] != c)
-    else:
-        first = {k: i for i, k in reversed(list(enumerate(keys)))}
-        yield from (("del", i, None) for i in sorted(first.values()))
-        yield from (("ins", n, r) for _, r in cands)
-
-
-def _replace_moves(keys: list[Any], cands: _Cands, ordered: bool) -> Iterator[_Move]:
-    """Each position (if unordered, first occurrence of each record) × each other candidate."""
-    seen: set[Any] = set()
-    for i, k in enumerate(keys):
-        if not ordered:
-            if k in seen:
-                continue
-            seen.add(k)
-        yield from (("rep", i, r) for c, r in cands if c != k)
 
 
 class Relation(ABC):
@@ -212,14 +126,14 @@ class Relation(ABC):
             msg = f"domain=None: {self._label()} needs a domain of {self._unit}s to replace with"
             raise InvalidArgument(msg)
         if isinstance(domain, (str, bytes, bytearray)) or not isinstance(domain, Iterable | None):
-            msg = f"domain={_fmt(domain)} must be an iterable of candidate {self._unit}s"
+            msg = f"domain={fmt(domain)} must be an iterable of candidate {self._unit}s"
             raise InvalidArgument(msg)
         shape = d.shape[1:] if isinstance(d, np.ndarray) and d.dtype.kind != "O" else None
         seen: set[Any] = set()
         for j, rec in enumerate(domain or ()):
             name = f"domain[{j}]"
             if shape is not None and (got := np.shape(np.asarray(rec, dtype=object))) != shape:
-                msg = f"{name}={_fmt(rec)} has shape {got}, but d's {self._unit}s have shape {shape}"
+                msg = f"{name}={fmt(rec)} has shape {got}, but d's {self._unit}s have shape {shape}"
                 raise InvalidArgument(msg)
             k = self._key_of(rec, name)
             if k not in seen:
@@ -270,11 +184,11 @@ class Relation(ABC):
             If ``rng`` is not a ``numpy.random.Generator``, or ``d`` has no neighbours.
         """
         if not isinstance(rng, np.random.Generator):
-            raise InvalidArgument(f"rng={_fmt(rng)} must be a numpy.random.Generator")
+            raise InvalidArgument(f"rng={fmt(rng)} must be a numpy.random.Generator")
         moves = list(self._prepare(d, domain))
         if not moves:
             given = "without a domain" if domain is None else "with the given domain"
-            raise InvalidArgument(f"d={_fmt(d)} has no neighbours under {self._label()} {given}")
+            raise InvalidArgument(f"d={fmt(d)} has no neighbours under {self._label()} {given}")
         return _apply(d, moves[int(rng.integers(len(moves)))])
 
 

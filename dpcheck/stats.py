@@ -24,10 +24,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import betainccinv, betaincinv, betaln, ndtri
+from scipy.special import betainccinv, betaincinv, betaln
 
-from ._validation import check_alpha, check_delta, check_epsilon, check_real
-from .errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
+from dpcheck.validation import check_alpha, check_delta, check_epsilon, check_real
 
 __all__ = [
     "clopper_pearson",
@@ -39,8 +39,6 @@ __all__ = [
     "delta_lower_bound",
     "violation_p_value",
     "holm",
-    "wilson_lower",
-    "wilson_upper",
     "ratio_lower",
     "ratio_p_value",
     "poisson_size",
@@ -347,22 +345,3 @@ def holm(p_values: ArrayLike) -> NDArray[np.float64]:
     if p.size == 0:
         return p
     return np.asarray(multipletests(p, alpha=0.05, method="holm")[1], dtype=np.float64)
-
-
-def _wilson(k: NDArray[np.float64], n: float, alpha: float, sign: float) -> NDArray[np.float64]:
-    z = float(ndtri(1.0 - alpha))
-    z2 = z * z
-    centre = k + z2 / 2
-    spread = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4)
-    return np.clip((centre + sign * spread) / (n + z2), 0.0, 1.0)
-
-
-def wilson_lower(k: NDArray[np.float64], n: float, alpha: float) -> NDArray[np.float64]:
-    """Wilson score lower bound (closed form, fast). For *ranking* candidates only, never for a
-    reported bound: its coverage is approximate."""
-    return _wilson(k, n, alpha, -1.0)
-
-
-def wilson_upper(k: NDArray[np.float64], n: float, alpha: float) -> NDArray[np.float64]:
-    """Wilson score upper bound (closed form, fast). For ranking candidates only."""
-    return _wilson(k, n, alpha, 1.0)

@@ -26,9 +26,9 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from ._validation import _fmt, check_int, check_real
-from .errors import InvalidArgument
-from .neighbours import AddRemove, Relation, Replace, UserLevel
+from dpcheck.errors import InvalidArgument
+from dpcheck.neighbours import AddRemove, Relation, Replace, UserLevel
+from dpcheck.validation import check_int, check_real, fmt
 
 __all__ = [
     "QuerySpace",
@@ -81,7 +81,7 @@ class QuerySpace:
         object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
         delta = check_real("delta", self.delta)
         if not 0 < delta < float("inf"):
-            raise InvalidArgument(f"delta={_fmt(self.delta)} must be finite and > 0")
+            raise InvalidArgument(f"delta={fmt(self.delta)} must be finite and > 0")
 
     def are_neighbours(self, d: Sequence[Any], d_prime: Sequence[Any]) -> bool:
         """Same length and every answer changes by at most ``delta``."""
@@ -98,10 +98,10 @@ def _records_strategy(records: Any, name: str = "records") -> SearchStrategy[Any
         return records
     if isinstance(records, (str, bytes)) or not isinstance(records, Iterable):
         raise InvalidArgument(
-            f"{name}={_fmt(records)} must be a hypothesis strategy or a finite collection of records")
+            f"{name}={fmt(records)} must be a hypothesis strategy or a finite collection of records")
     values = list(records)
     if not values:
-        raise InvalidArgument(f"{name}={_fmt(records)} must not be empty")
+        raise InvalidArgument(f"{name}={fmt(records)} must not be empty")
     return st.sampled_from(values)
 
 
@@ -175,9 +175,9 @@ def neighbouring_pairs(
     """
     if not isinstance(datasets_strategy, SearchStrategy):
         raise InvalidArgument(
-            f"datasets_strategy={_fmt(datasets_strategy)} must be a hypothesis strategy")
+            f"datasets_strategy={fmt(datasets_strategy)} must be a hypothesis strategy")
     if not isinstance(relation, Relation):
-        raise InvalidArgument(f"relation={_fmt(relation)} must be a dpcheck neighbour relation")
+        raise InvalidArgument(f"relation={fmt(relation)} must be a dpcheck neighbour relation")
     meta = describe(datasets_strategy)
     if domain is not None:
         fresh = _records_strategy(domain, "domain")

@@ -13,8 +13,8 @@ import pytest
 
 import dpcheck
 from dpcheck import InvalidArgument, PureDP
-from dpcheck.adapters import ScalarMechanism, from_scalar
-from dpcheck.results import untimed
+from dpcheck.integrations.scalar import ScalarMechanism, from_scalar
+from dpcheck.core.results import untimed
 
 
 def noisy_len(data, rng, scale=1.0):
@@ -121,7 +121,7 @@ def test_dpcheck_own_warnings_are_not_swallowed(monkeypatch):
     under the suite's -W error), while the mechanism's are recorded."""
     import sys
 
-    audit_module = sys.modules["dpcheck.audit"]
+    audit_module = sys.modules["dpcheck.core.audit"]
 
     real = audit_module.exploration_size
 

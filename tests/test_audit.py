@@ -16,8 +16,9 @@ import pytest
 import dpcheck
 from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import ApproxDP, PureDP, audit
-from dpcheck.audit import CHUNK, exploration_size
-from dpcheck.results import untimed
+from dpcheck.core.confirm import CHUNK
+from dpcheck.core.audit import exploration_size
+from dpcheck.core.results import untimed
 
 MILLION = 1_000_000
 

@@ -19,8 +19,8 @@ import pytest
 
 from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import PureDP, audit
-from dpcheck.events import _feature_pool
-from dpcheck.features import Featurizer
+from dpcheck.events.pools import feature_pool
+from dpcheck.features.featurizer import Featurizer
 from dpcheck.stats import clopper_pearson, cp_lower, cp_upper
 
 R = 200
@@ -75,7 +75,7 @@ def naive_epsilon_lower(mech, d, d_prime, n, alpha, seed) -> float:
     cols_d, cols_dp = feats(out_d), feats(out_dp)
     best = 0.0
     for j, feat in enumerate(feats.features):
-        pool = _feature_pool(j, feat, cols_d[j], cols_dp[j], 2048)
+        pool = feature_pool(j, feat, cols_d[j], cols_dp[j], 2048)
         for kp, kq in ((pool.count_d, pool.count_dp), (pool.count_dp, pool.count_d)):
             p_lo = cp_lower(kp, n, alpha / 2)
             q_hi = cp_upper(kq, n, alpha / 2)

@@ -21,13 +21,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dpcheck.accuracy as accuracy_module
+import dpcheck.core.accuracy as accuracy_module
 from dpcheck import InvalidArgument, PureDP, audit, check_accuracy, find_counterexample
-from dpcheck.accuracy import run_batch, tail_size, upper_quantile
-from dpcheck.results import untimed as untimed_record
-from dpcheck.rng import generator
+from dpcheck.core.accuracy import run_batch, tail_size, upper_quantile
+from dpcheck.core.results import untimed as untimed_record
+from dpcheck.internal.rng import generator
 
-CONFIRM = sys.modules["dpcheck.confirm"]
+CONFIRM = sys.modules["dpcheck.core.confirm"]
 
 
 class _Stop(KeyboardInterrupt):

@@ -17,7 +17,7 @@ import pytest
 
 import dpcheck
 from dpcheck import Closeness, InvalidArgument, audit_closeness
-from dpcheck.closeness import exact_closeness
+from dpcheck.generalization.closeness import exact_closeness
 from dpcheck.stats import clopper_pearson, cp_lower, cp_upper
 
 EPS = 1.0

@@ -2,7 +2,7 @@
 
 For an (ε, δ) claim the audit confirms, besides the ``candidates`` events ranked by their
 projected ε lower bound, one event ranked by its projected δ lower bound ``p_lo − e^ε q_hi``
-(:func:`dpcheck.events.projected_delta`). The ε ranking favours rare events with a large
+(:func:`dpcheck.events.select.projected_delta`). The ε ranking favours rare events with a large
 ratio; the hockey-stick divergence δ(ε) is attained by the likelihood-ratio event
 ``{L > e^ε}``, which is common. Ground truth: the Gaussian's exact curve (Balle & Wang 2018,
 Thm 8, ``algorithms.mechanisms.gaussian.gaussian_delta``) and the Poisson-subsampled Gaussian's
@@ -36,10 +36,10 @@ from scipy.stats import norm
 from algorithms.mechanisms.float_noise import NaiveGaussian
 from algorithms.mechanisms.gaussian import PoissonSubsampledGaussian, gaussian_delta
 from dpcheck import ApproxDP, audit
-from dpcheck.events import select_events
+from dpcheck.events.select import select_events
 from dpcheck.stats import clopper_pearson
 
-audit_module = importlib.import_module("dpcheck.audit")  # the module, not the function
+explore_module = importlib.import_module("dpcheck.core.explore")  # where select_events is called
 R = 200
 
 
@@ -111,7 +111,7 @@ def certified_share(monkeypatch: pytest.MonkeyPatch | None, *, delta_candidate: 
             kwargs["delta_epsilon"] = None
             return select_events(*args, **kwargs)
 
-        monkeypatch.setattr(audit_module, "select_events", without_delta)
+        monkeypatch.setattr(explore_module, "select_events", without_delta)
     truth = subsampled_delta(0.2, 1.0, 1.0)
     shares = []
     for seed in range(8):

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 import dpcheck
-import dpcheck.confirm
+import dpcheck.core.confirm
 from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from algorithms.mechanisms.primitives import LaplaceSum
 from dpcheck import InvalidArgument, PureDP, audit, check_accuracy, find_counterexample
-from dpcheck.results import untimed
+from dpcheck.core.results import untimed
 
-AUDIT_MODULE = sys.modules["dpcheck.confirm"]  # CHUNK and count_chunk live there
+AUDIT_MODULE = sys.modules["dpcheck.core.confirm"]  # CHUNK and count_chunk live there
 VECTOR = RepeatedLaplace(0.1, 5)  # true ε = 0.5; five columns: learned scores are fitted
 
 
@@ -109,7 +109,7 @@ def _uniform_error(size, rng):
 
 
 def test_accuracy_batches_are_executor_independent(dask_client):
-    trials = 2 * dpcheck.accuracy.BATCH + 123
+    trials = 2 * dpcheck.core.accuracy.BATCH + 123
     kw = dict(alpha=0.9, beta=0.1, trials=trials, seed=2)
     local = check_accuracy(_uniform_error, **kw).to_dict()
     with ThreadPoolExecutor(2) as threads:

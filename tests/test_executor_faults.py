@@ -30,10 +30,10 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import pytest
 
 from dpcheck import InvalidArgument, PureDP, WorkerLost, audit
-from dpcheck.audit import exploration_size
-from dpcheck.results import untimed as untimed_record
+from dpcheck.core.audit import exploration_size
+from dpcheck.core.results import untimed as untimed_record
 
-AUDIT_MODULE = sys.modules["dpcheck.confirm"]  # CHUNK and count_chunk live there
+AUDIT_MODULE = sys.modules["dpcheck.core.confirm"]  # CHUNK and count_chunk live there
 CHUNK = 5_000
 SAMPLES = 60_000  # 6 000 explored, Poisson(≈53 300) confirmed per side: 11 chunks per side
 SPAWN = multiprocessing.get_context("spawn")

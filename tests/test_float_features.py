@@ -22,7 +22,7 @@ from algorithms.mechanisms.float_noise import (
 )
 from algorithms.mechanisms.primitives import GeometricSum
 from dpcheck import ApproxDP, PureDP, audit
-from dpcheck.float_features import bit_features, lsb
+from dpcheck.features.float_bits import bit_features, lsb
 
 MILLION = 1_000_000
 

@@ -3,7 +3,7 @@
 * :func:`dpcheck.stats.ratio_lower` covers ``p/q`` on Poisson counts at its level, and the same
   harness fails a bound that overstates the ratio.
 * Audits of vector mechanisms whose learned scores (logistic regression, sign count, the row
-  summary score of :mod:`dpcheck.summary`, with its count × value interactions) are fitted,
+  summary score of :mod:`dpcheck.features.row_summary`, with its count × value interactions) are fitted,
   claimed at their exact ε, over many seeds: the fraction with ``epsilon_lower > true ε`` stays
   ≤ α (the calibration criterion of ``tests/test_calibration.py``).
 * The learned scores themselves: sentinels become flags, the sign count is the composed-Laplace
@@ -20,8 +20,9 @@ import pytest
 from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from algorithms.mechanisms.rappor import OneTimeRappor
 from dpcheck import PureDP, audit
-from dpcheck.learned import CodeCache, LogisticScore, SignCount
-from dpcheck.summary import SummaryScore
+from dpcheck.features.coding import CodeCache
+from dpcheck.features.learned import LogisticScore, SignCount
+from dpcheck.features.row_summary import SummaryScore
 from dpcheck.stats import clopper_pearson, event_bound, ratio_lower, ratio_p_value
 
 REPS = 2000
@@ -132,8 +133,9 @@ def test_sign_count_counts_continuous_coordinates_above_the_median():
 
 # --- sentinel-coded columns, joint cells, few distinct rows ---------------------------------
 
-from dpcheck.features import Featurizer, NaiveBayesLLR  # noqa: E402
-from dpcheck.learned import VALUE_BINS, column_coding  # noqa: E402
+from dpcheck.features.featurizer import Featurizer
+from dpcheck.features.naive_bayes import NaiveBayesLLR
+from dpcheck.features.coding import VALUE_BINS, column_coding
 
 
 def _sentinel_rows(shift: float, n: int, rng: np.random.Generator, rate: float = 0.03,
@@ -290,7 +292,7 @@ def test_logistic_score_by_table_lookup_equals_its_basis_product():
 
 
 def test_code_cache_shares_codes_only_between_identical_codings():
-    """The featurizer codes each chunk once (:class:`dpcheck.learned.CodeCache`): the
+    """The featurizer codes each chunk once (:class:`dpcheck.features.learned.CodeCache`): the
     naive-Bayes score, its cells and the logistic score share the codes of a column when
     their codings agree (same levels and bins), and a coding of the same column with other
     bins gets its own. The scores with a shared cache equal those computed alone; a cache

@@ -20,11 +20,14 @@ import pytest
 
 from algorithms.mechanisms.primitives import LaplaceSum
 from dpcheck import ApproxDP, PureDP, audit
-from dpcheck.paired import AGGREGATE_FEATURES, pair_scores
+from dpcheck.events.paired import pair_scores
 from dpcheck.stats import clopper_pearson, cp_lower
 
 R = 200
 LAPLACE = LaplaceSum(1.0)
+
+#: The aggregate scores of a vector output (features with ``aggregate=True``).
+AGGREGATE = {"sum(output)", "llr(output)", "logit(output)", "signs(output)"}
 
 
 def _laplace_audits(samples: int, alpha: float) -> tuple[int, int, int]:
@@ -128,7 +131,7 @@ def test_reserved_aggregate_pairs_are_calibrated_at_the_true_epsilon(record_prop
         r = audit(_response_and_noise, [1], [0], PureDP(0.5), samples=20_000, alpha=alpha,
                   seed=seed, explore_fraction=0.5)
         over += r.epsilon_lower > 0.5
-        reserved += any(w.partner is not None and w.event.feature_name in AGGREGATE_FEATURES
+        reserved += any(w.partner is not None and w.event.feature_name in AGGREGATE
                         for w in r.confirmed)
     low, high = clopper_pearson(over, runs, 0.05)
     record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha,

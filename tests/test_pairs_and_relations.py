@@ -9,10 +9,10 @@ import dpcheck
 from algorithms.mechanisms.primitives import RandomizedResponse
 from algorithms.zoo import get
 from dpcheck import GlobalRandomStateWarning, InvalidArgument, PureDP, QueryAnswers, audit_pairs
-from dpcheck.audit import exploration_size
-from dpcheck.results import untimed
-from dpcheck.pairs import REFINE
-from dpcheck.rng import child
+from dpcheck.core.audit import exploration_size
+from dpcheck.core.results import untimed
+from dpcheck.core.audit_pairs import REFINE
+from dpcheck.internal.rng import child
 
 
 def test_query_answers_relation():
@@ -116,20 +116,20 @@ def test_confirm_best_costs_the_same_calls_and_confirms_one_pair_at_full_alpha()
 
 def test_confirm_best_confirms_the_pair_that_leads_after_re_exploration(monkeypatch):
     """The pilot counts rank the events each pair chose on its own small exploration; the
-    :data:`~dpcheck.pairs.REFINE` leaders are re-explored and the one whose re-chosen events
+    :data:`~dpcheck.core.audit_pairs.REFINE` leaders are re-explored and the one whose re-chosen events
     project the larger bound on their validation half is confirmed. At seed 4 the pilot leader
     (pair 3) is not the refined leader (pair 2); the mutant that confirms the pilot leader
     (``REFINE = 1``) confirms pair 3 on the same pooled budget. Why: on SVT3 at 10⁶ per side
     per pair, seeds 0–19, the pilot choice confirmed the pair "one below, rest above" — whose
     learned events stay weak after re-exploration (0.063–0.082 at 9 of 10 seeds) — at seeds
     5 and 14 (0.063, 0.081 < the claimed 0.1); the refined choice refutes the claim at all 20
-    (worst 0.101, mean 0.163 against 0.162; ``dpcheck/pairs.py``)."""
-    import dpcheck.pairs
+    (worst 0.101, mean 0.163 against 0.162; ``benchmarks/README.md``)."""
+    import dpcheck.core.audit_pairs
 
     r = audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=20_000, seed=4, confirm="best")
     assert int(np.argmax(r.scores)) == 3 and r.best == 2 == int(np.nanargmax(
         [-np.inf if x is None else x for x in r.refined]))
-    monkeypatch.setattr(dpcheck.pairs, "REFINE", 1)
+    monkeypatch.setattr(dpcheck.core.audit_pairs, "REFINE", 1)
     pilot = audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=20_000, seed=4, confirm="best")
     assert pilot.best == 3 and pilot.scores == r.scores
     assert pilot.refined == (None, None, None, pilot.refined[3])
@@ -204,10 +204,10 @@ def test_confirm_best_is_executor_independent_and_relearns_the_chosen_pair(monke
     the result of the local run, bit for bit."""
     from concurrent.futures import ThreadPoolExecutor
 
-    import dpcheck.confirm
+    import dpcheck.core.confirm
     from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 
-    monkeypatch.setattr(dpcheck.confirm, "CHUNK", 20_000)  # several chunks per side
+    monkeypatch.setattr(dpcheck.core.confirm, "CHUNK", 20_000)  # several chunks per side
     mech = RepeatedLaplace(0.1, 5)
     pairs = [([1.0], [0.0]), ([0.0], [1.0])]
     kw = dict(samples=60_000, seed=4, confirm="best")
@@ -227,7 +227,7 @@ def test_confirm_best_caps_the_re_exploration_memory(monkeypatch):
     cap at 8,000 rows of five float64 coordinates the re-exploration stops there; the mutant,
     the uncapped re-exploration, takes 10,200 rows. The calls are unchanged: the
     rows not explored are confirmed (both pairs are re-explored: :data:`REFINE` is 2)."""
-    import dpcheck.pairs
+    import dpcheck.core.audit_pairs
     from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 
     mech = RepeatedLaplace(0.1, 5)
@@ -237,10 +237,10 @@ def test_confirm_best_caps_the_re_exploration_memory(monkeypatch):
     uncapped = round(0.1 * (n_explore + 2 * (60_000 - 2 * n_explore)))
     assert uncapped == 10_200  # the cap below binds
     assert audit_pairs(mech, pairs, PureDP(0.1), **kw).audit.explore_samples == uncapped
-    monkeypatch.setattr(dpcheck.pairs, "MAX_EXPLORE_BYTES", 8_000 * 5 * 8)
+    monkeypatch.setattr(dpcheck.core.audit_pairs, "MAX_EXPLORE_BYTES", 8_000 * 5 * 8)
     r = audit_pairs(mech, pairs, PureDP(0.1), **kw)
     assert r.audit.explore_samples == 8_000
     more = r.audit.explore_samples - n_explore
     assert r.audit.confirm_samples + 2 * more == 2 * (60_000 - 2 * n_explore)
-    monkeypatch.setattr(dpcheck.pairs, "MAX_EXPLORE_BYTES", 10)  # below one exploration
+    monkeypatch.setattr(dpcheck.core.audit_pairs, "MAX_EXPLORE_BYTES", 10)  # below one exploration
     assert audit_pairs(mech, pairs, PureDP(0.1), **kw).audit.explore_samples == n_explore

@@ -1,4 +1,4 @@
-"""The pytest plugin (``dpcheck.pytest_plugin``), exercised on small generated test suites."""
+"""The pytest plugin (``dpcheck.plugin.hooks``), exercised on small generated test suites."""
 
 pytest_plugins = ["pytester"]
 
@@ -10,7 +10,7 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from dpcheck.results import untimed as untimed_record  # noqa: E402
+from dpcheck.core.results import untimed as untimed_record  # noqa: E402
 
 # Shared head of the generated test files: imports and a Laplace count mechanism.
 LAPLACE_HEADER = '''

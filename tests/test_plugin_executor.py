@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpcheck.results import untimed
+from dpcheck.core.results import untimed
 
 try:  # imported before any pytester run: pytester's in-process runs restore sys.modules, and
     # modules first imported inside a test (distributed's dependencies) would be half removed
@@ -148,7 +148,7 @@ def test_bad_executor_options_are_usage_errors(suite):
 
 
 def test_executor_is_created_lazily_and_closed(suite, monkeypatch):
-    from dpcheck._plugin_executor import PluginExecutor
+    from dpcheck.plugin.workers import PluginExecutor
 
     made = []
     closed = []

@@ -39,7 +39,7 @@ def test_raising_mechanism_gives_one_paragraph_and_junit_has_properties(pytester
     assert "raised ValueError: boom: negative count" in block
     assert "the mechanism mech (in test_mechanism_raises)" in block  # no <locals>
     assert "in broken_helper" in block and "replay: pytest" in block
-    assert "dpcheck/audit.py" not in block and "dpcheck/mechanism.py" not in block
+    assert "dpcheck/core/audit.py" not in block and "dpcheck/mechanism.py" not in block
     assert len(block.splitlines()) < 20
     tree = ET.parse(pytester.path / "junit.xml")
     props = {p.get("name"): p.get("value")

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import dpcheck
-from dpcheck.accuracy import check_accuracy
+from dpcheck.core.accuracy import check_accuracy
 from dpcheck.report import compare, load_run, render, write_run
 from dpcheck.report import markdown as report_markdown
 from dpcheck.report import figures

@@ -211,7 +211,7 @@ def _record_count(data, size, rng):
 
 
 def test_shrink_moves_simplify_records_inside_users() -> None:
-    from dpcheck._search_pairs import _shrink_moves
+    from dpcheck.search.candidates import _shrink_moves
 
     rel = dpcheck.UserLevel(2, mode="add_remove")
     pair = ([[(3, 1), (2, 1)]], [[(3, 1), (2, 1)], [(4, 1), (4, 1)]])

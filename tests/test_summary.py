@@ -1,12 +1,12 @@
-"""Row summaries pooled over coordinates (:mod:`dpcheck.summary`) and the exact Alg. 3 grid.
+"""Row summaries pooled over coordinates (:mod:`dpcheck.features.row_summary`) and the exact Alg. 3 grid.
 
-* :class:`~dpcheck.summary.RowSummary` counts flags and sentinels over the coordinates and
+* :class:`~dpcheck.features.row_summary.RowSummary` counts flags and sentinels over the coordinates and
   keeps the row's extreme released values, whatever the position they were released at.
 * Power, measured exactly: on sparse vector with numeric answers (Lyu et al. 2017, Alg. 3; the
   zoo's ``svt3``, pair ``half_half``) the best half-line of the summary score, fitted on
   1.65·10⁵ outputs per side, projects a higher bound than the best half-line of the
-  per-coordinate logistic score (:class:`dpcheck.learned.LogisticScore` on the raw rows, as
-  :mod:`dpcheck.features` fits it: the *mutant*, no pooling), which fails the same bar; and on
+  per-coordinate logistic score (:class:`dpcheck.features.learned.LogisticScore` on the raw rows, as
+  :mod:`dpcheck.features.featurizer` fits it: the *mutant*, no pooling), which fails the same bar; and on
   pair ``all_above``, where the value effect changes with the position of the release, the
   summary with its count × value interactions beats the additive summary (the mutant). Event
   probabilities are exact (:func:`algorithms.zoo.svt_exact.svt3_grid`), so only the fitting
@@ -27,10 +27,10 @@ from scipy.stats import norm
 
 from algorithms.zoo import get
 from algorithms.zoo.svt_exact import svt3_grid, svt3_release
-from dpcheck.features import Featurizer
-import dpcheck.summary
-from dpcheck.learned import LogisticScore
-from dpcheck.summary import RowSummary, SummaryScore
+from dpcheck.features.featurizer import Featurizer
+import dpcheck.features.row_summary
+from dpcheck.features.learned import LogisticScore
+from dpcheck.features.row_summary import RowSummary, SummaryScore
 
 SVT3 = get("svt3")
 #: The bound a half-line is projected to: confirmation on 3·10⁶ outputs per side (about the
@@ -139,7 +139,7 @@ def test_svt3_grid_is_the_samplers_law():
 
 @pytest.mark.parametrize("score", ["summary", "per-coordinate (mutant)"])
 def test_summary_score_finds_better_svt3_events_than_per_coordinate_weights(score):
-    # the mutant: LogisticScore on the raw rows, as dpcheck.features fits it
+    # the mutant: LogisticScore on the raw rows, as dpcheck.features.featurizer fits it
     bounds = _mean_bound(3, SummaryScore.fit if score == "summary" else LogisticScore.fit)
     mean = float(np.mean(bounds))
     print(f"{score}: projected bounds {np.round(bounds, 3).tolist()}, mean {mean:.3f}")
@@ -151,7 +151,7 @@ def test_summary_score_finds_better_svt3_events_than_per_coordinate_weights(scor
 @pytest.mark.parametrize("score", ["interactions", "additive (mutant)"])
 def test_interactions_follow_a_value_effect_that_changes_with_the_position(score, monkeypatch):
     if score != "interactions":
-        monkeypatch.setattr(dpcheck.summary, "_interactions", lambda summary, pooled: ())
+        monkeypatch.setattr(dpcheck.features.row_summary, "_interactions", lambda summary, pooled: ())
     bounds = _mean_bound(0, SummaryScore.fit)  # all_above
     mean = float(np.mean(bounds))
     print(f"{score}: projected bounds {np.round(bounds, 3).tolist()}, mean {mean:.3f}")

@@ -1,4 +1,4 @@
-"""Randomised tie-breaking (``audit(..., ties=True)``, :mod:`dpcheck.ties`) keeps the bounds honest.
+"""Randomised tie-breaking (``audit(..., ties=True)``, :mod:`dpcheck.events.ties`) keeps the bounds honest.
 
 * Calibration: the geometric mechanism (integer outputs, so every half-line has a populated
   boundary atom) claimed at its exact ε over ``R = 200`` seeds, with randomised events confirmed
@@ -18,7 +18,7 @@ import pytest
 
 from algorithms.mechanisms.primitives import GeometricSum
 from dpcheck import PureDP, audit
-from dpcheck.events import Event
+from dpcheck.events.event import Event
 from dpcheck.stats import clopper_pearson
 
 R = 200

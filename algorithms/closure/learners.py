@@ -42,7 +42,7 @@ import numpy as np
 from algorithms.concepts import ConceptClass
 from algorithms.mechanisms.primitives import _check_rng, _check_size
 from algorithms.mechanisms.selection import ExponentialMechanism
-from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
+from dpcheck.validation import fmt, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 
@@ -65,7 +65,7 @@ def labelled_sample(data: Any, n: int) -> np.ndarray:
         If ``data`` is not a sequence of such pairs (the empty sample is allowed).
     """
     n = check_int(n, "n", minimum=1)
-    msg = f"data={_fmt(data)} must be a sequence of pairs (x, y), 0 <= x < {n}, y in {{0, 1}}"
+    msg = f"data={fmt(data)} must be a sequence of pairs (x, y), 0 <= x < {n}, y in {{0, 1}}"
     if isinstance(data, (str, bytes, Mapping)):
         raise InvalidArgument(msg)
     try:
@@ -98,7 +98,7 @@ def _bits(cls: ConceptClass) -> np.ndarray:
 
 def _class(cls: Any) -> ConceptClass:
     if not isinstance(cls, ConceptClass) or len(cls) == 0:
-        raise InvalidArgument(f"cls={_fmt(cls)} must be a non-empty ConceptClass")
+        raise InvalidArgument(f"cls={fmt(cls)} must be a non-empty ConceptClass")
     return cls
 
 
@@ -151,7 +151,7 @@ class ExponentialLearner:
         _class(self.cls)
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         if self.bug not in _BUGS:
-            raise InvalidArgument(f"bug={_fmt(self.bug)} must be one of {_BUGS}")
+            raise InvalidArgument(f"bug={fmt(self.bug)} must be one of {_BUGS}")
 
     @property
     def _mechanism(self) -> ExponentialMechanism:
@@ -254,7 +254,7 @@ class SubsampledLearner:
 
     def __post_init__(self) -> None:
         if not callable(getattr(self.learner, "sample", None)):
-            raise InvalidArgument(f"learner={_fmt(self.learner)} must have a .sample method")
+            raise InvalidArgument(f"learner={fmt(self.learner)} must have a .sample method")
         object.__setattr__(self, "m", check_int(self.m, "m", minimum=1))
         object.__setattr__(self, "ratio", check_int(self.ratio, "ratio", minimum=1))
 
@@ -266,7 +266,7 @@ class SubsampledLearner:
     def _records(self, data: Any) -> tuple[list[tuple[int, int]], np.ndarray]:
         """Distinct records (sorted) and their multiplicities."""
         if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, (Sequence, np.ndarray)):
-            raise InvalidArgument(f"data={_fmt(data)} must be a sequence of (x, y) pairs")
+            raise InvalidArgument(f"data={fmt(data)} must be a sequence of (x, y) pairs")
         if len(data) != self.n:
             raise InvalidArgument(f"data has {len(data)} examples, expected {self.n} = "
                                   f"{self.ratio}·m")

@@ -40,7 +40,7 @@ import numpy as np
 
 from algorithms.concepts import ConceptClass, _table
 from algorithms.mechanisms.primitives import _check_rng, _check_size
-from dpcheck._validation import _fmt, check_int
+from dpcheck.validation import fmt, check_int
 from dpcheck.errors import InvalidArgument
 
 from .relabel import (BUG5_EPSILON, BUGS, EMLearner, _digest, _draw, _outcomes, _subsample_counts,
@@ -129,7 +129,7 @@ class PrivateAgnostic:
 
     def __post_init__(self) -> None:
         if not isinstance(self.cls, ConceptClass) or len(self.cls) == 0:
-            raise InvalidArgument(f"cls={_fmt(self.cls)} must be a non-empty ConceptClass")
+            raise InvalidArgument(f"cls={fmt(self.cls)} must be a non-empty ConceptClass")
         if self.learner is None:
             object.__setattr__(self, "learner", EMLearner(self.cls, 1.0))
         if not isinstance(self.learner, EMLearner) or self.learner.cls.n != self.cls.n:

@@ -25,7 +25,7 @@ import numpy as np
 
 from algorithms.concepts import ConceptClass
 from algorithms.mechanisms.selection import ExponentialMechanism
-from dpcheck._validation import _fmt, check_epsilon
+from dpcheck.validation import fmt, check_epsilon
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["BUGS", "BUG5_EPSILON", "as_sample", "counts_of", "support_of", "class_labels",
@@ -49,13 +49,13 @@ def as_sample(data: Any, n: int) -> np.ndarray:
     try:
         arr = np.asarray(data, dtype=np.int64)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"data={_fmt(data)} must be a sequence of (x, y) pairs") from None
+        raise InvalidArgument(f"data={fmt(data)} must be a sequence of (x, y) pairs") from None
     if arr.size == 0:
         arr = arr.reshape(0, 2)
     if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InvalidArgument(f"data={_fmt(data)} must have shape (m, 2)")
+        raise InvalidArgument(f"data={fmt(data)} must have shape (m, 2)")
     if ((arr[:, 0] < 0) | (arr[:, 0] >= n)).any() or ((arr[:, 1] != 0) & (arr[:, 1] != 1)).any():
-        raise InvalidArgument(f"data={_fmt(data)}: need 0 <= x < {n} and y in {{0, 1}}")
+        raise InvalidArgument(f"data={fmt(data)}: need 0 <= x < {n} and y in {{0, 1}}")
     return arr
 
 
@@ -152,7 +152,7 @@ class EMLearner:
 
     def __post_init__(self) -> None:
         if not isinstance(self.cls, ConceptClass) or len(self.cls) == 0:
-            raise InvalidArgument(f"cls={_fmt(self.cls)} must be a non-empty ConceptClass")
+            raise InvalidArgument(f"cls={fmt(self.cls)} must be a non-empty ConceptClass")
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "labels", class_labels(self.cls))
 

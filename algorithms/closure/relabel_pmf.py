@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.concepts import ConceptClass, from_masks
-from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
+from dpcheck.validation import fmt, check_epsilon, check_int, check_real
 from dpcheck.errors import InvalidArgument
 
 
@@ -97,7 +97,7 @@ def relabel_and_learn_pmf(cls: ConceptClass, d: Any, v: Any, w: Any,
     """
     cls = _class(cls)
     if not callable(inner):
-        raise InvalidArgument(f"inner={_fmt(inner)} must be callable")
+        raise InvalidArgument(f"inner={fmt(inner)} must be callable")
     ad, av, aw = (labelled_sample(s, cls.n) for s in (d, v, w))
     pats = relabel_pattern_pmf(cls, ad, np.concatenate([av, aw]))
     out: dict[tuple[Hashable, tuple[tuple[int, int], ...]], list[float]] = {}
@@ -141,7 +141,7 @@ class LabelRandomizedResponse:
 def _check_ab(alpha: Any, beta: Any) -> tuple[float, float]:
     a, b = check_real("alpha", alpha), check_real("beta", beta)
     if not (0 < a < 1 and 0 < b < 1):
-        raise InvalidArgument(f"alpha={_fmt(alpha)}, beta={_fmt(beta)} must be in (0, 1)")
+        raise InvalidArgument(f"alpha={fmt(alpha)}, beta={fmt(beta)} must be in (0, 1)")
     return a, b
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from dpcheck._validation import check_epsilon, check_int
+from dpcheck.validation import check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = [

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import check_epsilon
+from dpcheck.validation import check_epsilon
 
 __all__ = [
     "LaplaceMajority",

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcheck._validation import _fmt, check_epsilon, check_real
+from dpcheck.validation import fmt, check_epsilon, check_real
 from dpcheck.errors import InvalidArgument
 
 from .primitives import bounded_sum
@@ -102,7 +102,7 @@ class NaiveFloatLaplace:
         mu = check_real("location", location)
         o = np.asarray(outputs, dtype=np.float64).ravel()
         if not np.isfinite(o).all() or not math.isfinite(mu):
-            raise InvalidArgument(f"outputs and location={_fmt(location)} must be finite")
+            raise InvalidArgument(f"outputs and location={fmt(location)} must be finite")
         out = np.empty(o.size, dtype=bool)
         for start in range(0, o.size, _CHUNK):
             out[start : start + _CHUNK] = self._reachable(o[start : start + _CHUNK], mu)
@@ -144,7 +144,7 @@ class LatticeReachability:
 
     def __post_init__(self) -> None:
         if not isinstance(self.mechanism, NaiveFloatLaplace):
-            raise InvalidArgument(f"mechanism={_fmt(self.mechanism)} must be NaiveFloatLaplace")
+            raise InvalidArgument(f"mechanism={fmt(self.mechanism)} must be NaiveFloatLaplace")
         locs = tuple(check_real("locations[i]", x) for x in self.locations)
         if not locs:
             raise InvalidArgument("locations=() must name at least one location")

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import check_epsilon, check_int
+from dpcheck.validation import check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["TextbookLaplace", "NaiveGaussian", "SnappedLaplace"]

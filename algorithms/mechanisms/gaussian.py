@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from dpcheck._validation import _fmt, check_delta, check_epsilon, check_real
+from dpcheck.validation import fmt, check_delta, check_epsilon, check_real
 from dpcheck.errors import InvalidArgument
 
 from .primitives import _check_rng, _check_size, bounded_sum
@@ -44,7 +44,7 @@ _MAX_STEPS = 4096  # ulp steps allowed when snapping a root to the feasible side
 def _check_nonneg(value: object, name: str) -> float:
     out = check_real(name, value)
     if not out >= 0 or math.isinf(out):
-        raise InvalidArgument(f"{name}={_fmt(value)} must be finite and >= 0")
+        raise InvalidArgument(f"{name}={fmt(value)} must be finite and >= 0")
     return out
 
 
@@ -70,7 +70,7 @@ def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> flo
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     sens = check_epsilon(sensitivity, "sensitivity")
     if dlt == 0.0:
-        raise InvalidArgument(f"delta={_fmt(delta)} must be > 0")
+        raise InvalidArgument(f"delta={fmt(delta)} must be > 0")
     return sens * math.sqrt(2.0 * math.log(1.25 / dlt)) / eps
 
 
@@ -187,7 +187,7 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     sens = check_epsilon(sensitivity, "sensitivity")
     if dlt == 0.0:
-        raise InvalidArgument(f"delta={_fmt(delta)} must be > 0")
+        raise InvalidArgument(f"delta={fmt(delta)} must be > 0")
 
     def f(s: float) -> float:
         return _delta(eps, s, sens)
@@ -285,7 +285,7 @@ class PoissonSubsampledGaussian:
     def __post_init__(self) -> None:
         q = check_real("q", self.q)
         if not 0.0 < q <= 1.0:
-            raise InvalidArgument(f"q={_fmt(self.q)} must be in (0, 1]")
+            raise InvalidArgument(f"q={fmt(self.q)} must be in (0, 1]")
         object.__setattr__(self, "q", q)
         object.__setattr__(self, "sigma", check_epsilon(self.sigma, "sigma"))
 

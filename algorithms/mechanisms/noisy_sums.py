@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcheck._validation import _fmt, check_epsilon, check_int, check_probability, check_real
+from dpcheck.validation import fmt, check_epsilon, check_int, check_probability, check_real
 from dpcheck.errors import InvalidArgument
 
 from .primitives import _check_rng, _check_size, _records, bounded_sum
@@ -182,7 +182,7 @@ class DeltaLeakLaplace:
         """Exact worst-case δ(ε′) (formula in the class docstring), for ε′ ≥ 0."""
         eps = check_real("epsilon", epsilon)
         if not eps >= 0:
-            raise InvalidArgument(f"epsilon={_fmt(epsilon)} must be >= 0")
+            raise InvalidArgument(f"epsilon={fmt(epsilon)} must be >= 0")
         lap = -math.expm1(min(0.0, (eps - self.epsilon) / 2.0))
         return self.leak + (1.0 - self.leak) * lap
 
@@ -319,7 +319,7 @@ class TruncatedGeometric:
     def __post_init__(self) -> None:
         eps = check_epsilon(self.epsilon)
         if not eps < 2.0:
-            raise InvalidArgument(f"epsilon={_fmt(self.epsilon)} must be < 2")
+            raise InvalidArgument(f"epsilon={fmt(self.epsilon)} must be < 2")
         object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "n", check_int(self.n, "n", minimum=1))
         bits = self.k + 1 + (self.n - 1) * math.log2(2**self.k + 1)  # log2(d) up to rounding
@@ -345,10 +345,10 @@ class TruncatedGeometric:
         """The validated count ``Σ data`` in {0..n}."""
         arr = _records(data, integer=True)
         if ((arr != 0) & (arr != 1)).any():
-            raise InvalidArgument(f"data={_fmt(data)} must contain records in {{0, 1}}")
+            raise InvalidArgument(f"data={fmt(data)} must contain records in {{0, 1}}")
         c = int(arr.sum())
         if c > self.n:
-            raise InvalidArgument(f"data={_fmt(data)} has count {c} > n={self.n}")
+            raise InvalidArgument(f"data={fmt(data)} has count {c} > n={self.n}")
         return c
 
     def cdf_numerators(self, data: Sequence[int]) -> list[int]:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcheck._validation import _fmt, check_epsilon, check_int
+from dpcheck.validation import fmt, check_epsilon, check_int
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 
@@ -42,7 +42,7 @@ __all__ = ["LaplaceSum", "GeometricSum", "RandomizedResponse", "bounded_sum"]
 
 def _check_rng(rng: Any) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise InvalidArgument(f"rng={_fmt(rng)} must be a numpy.random.Generator")
+        raise InvalidArgument(f"rng={fmt(rng)} must be a numpy.random.Generator")
     return rng
 
 
@@ -53,16 +53,16 @@ def _check_size(size: Any) -> int:
 def _records(data: Any, *, integer: bool) -> np.ndarray:
     """``data`` as a 1-d numeric array; integer records if ``integer`` (bools are rejected)."""
     if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, (Sequence, np.ndarray)):
-        raise InvalidArgument(f"data={_fmt(data)} must be a sequence of records")
+        raise InvalidArgument(f"data={fmt(data)} must be a sequence of records")
     arr = np.asarray(data)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64 if integer else float)
     kinds = "iu" if integer else "iuf"
     if arr.ndim != 1 or arr.dtype.kind not in kinds:
         what = "integer" if integer else "real"
-        raise InvalidArgument(f"data={_fmt(data)} must be a flat sequence of {what} records")
+        raise InvalidArgument(f"data={fmt(data)} must be a flat sequence of {what} records")
     if not integer and not np.isfinite(arr).all():
-        raise InvalidArgument(f"data={_fmt(data)} must contain finite records")
+        raise InvalidArgument(f"data={fmt(data)} must contain finite records")
     return arr
 
 
@@ -70,7 +70,7 @@ def bounded_sum(data: Sequence[float], bound: float) -> float:
     """The exactly rounded ``Σ data`` after checking every record lies in ``[0, bound]``."""
     arr = _records(data, integer=False)
     if ((arr < 0) | (arr > bound)).any():
-        raise InvalidArgument(f"data={_fmt(data)} must contain records in [0, {bound!r}]")
+        raise InvalidArgument(f"data={fmt(data)} must contain records in [0, {bound!r}]")
     return math.fsum(arr.tolist())
 
 
@@ -163,7 +163,7 @@ class GeometricSum:
         """The validated count ``Σ data``."""
         arr = _records(data, integer=True)
         if ((arr != 0) & (arr != 1)).any():
-            raise InvalidArgument(f"data={_fmt(data)} must contain records in {{0, 1}}")
+            raise InvalidArgument(f"data={fmt(data)} must contain records in {{0, 1}}")
         return int(arr.sum())
 
     def sample(self, data: Sequence[int], size: int, rng: np.random.Generator) -> np.ndarray:
@@ -187,9 +187,9 @@ class GeometricSum:
         try:
             v = np.asarray(values)
         except (TypeError, ValueError):
-            raise InvalidArgument(f"values={_fmt(values)} must be an array of numbers") from None
+            raise InvalidArgument(f"values={fmt(values)} must be an array of numbers") from None
         if v.dtype.kind not in "iuf" or (v.dtype.kind == "f" and np.isnan(v).any()):
-            raise InvalidArgument(f"values={_fmt(values)} must be an array of numbers (no NaN)")
+            raise InvalidArgument(f"values={fmt(values)} must be an array of numbers (no NaN)")
         log_norm = math.log(-math.expm1(-self.epsilon)) - math.log1p(math.exp(-self.epsilon))
         if v.dtype.kind in "iu":
             dist = np.abs(v.astype(np.int64) - total).astype(float)
@@ -254,7 +254,7 @@ class RandomizedResponse:
         arr = _records(data, integer=True)
         if arr.shape != (1,) or not 0 <= int(arr[0]) < self.k:
             raise InvalidArgument(
-                f"data={_fmt(data)} must be exactly one record in {{0, ..., {self.k - 1}}}"
+                f"data={fmt(data)} must be exactly one record in {{0, ..., {self.k - 1}}}"
             )
         return int(arr[0])
 

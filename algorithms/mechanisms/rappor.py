@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcheck._validation import _fmt, check_int, check_real
+from dpcheck.validation import fmt, check_int, check_real
 from dpcheck.errors import InvalidArgument
 
 from .primitives import _check_rng, _check_size, _records
@@ -59,7 +59,7 @@ def murmur3_32(key: bytes, seed: int = 0) -> int:
     -156908512``.
     """
     if not isinstance(key, bytes):
-        raise InvalidArgument(f"key={_fmt(key)} must be bytes")
+        raise InvalidArgument(f"key={fmt(key)} must be bytes")
     h = check_int(seed, "seed", minimum=0) & _MASK
     blocks = len(key) // 4
     for i in range(blocks):
@@ -108,7 +108,7 @@ class OneTimeRappor:
         object.__setattr__(self, "filter_size", size)
         f = check_real("f", self.f)
         if not 0.0 < f < 1.0:
-            raise InvalidArgument(f"f={_fmt(self.f)} must be in (0, 1)")
+            raise InvalidArgument(f"f={fmt(self.f)} must be in (0, 1)")
         object.__setattr__(self, "f", f)
 
     @property
@@ -125,7 +125,7 @@ class OneTimeRappor:
         """The validated single integer record of ``data``."""
         arr = _records(data, integer=True)
         if arr.shape != (1,):
-            raise InvalidArgument(f"data={_fmt(data)} must be exactly one integer record")
+            raise InvalidArgument(f"data={fmt(data)} must be exactly one integer record")
         return int(arr[0])
 
     def positions(self, value: int) -> frozenset[int]:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.mechanisms.primitives import _check_rng, _check_size
-from dpcheck._validation import _fmt, check_choice, check_epsilon, check_int, check_real
+from dpcheck.validation import fmt, check_choice, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 from dpcheck.neighbours import Relation
@@ -40,18 +40,18 @@ _CHUNK = 1 << 22  # max random draws held in memory at once
 
 def _check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
-        raise InvalidArgument(f"{name}={_fmt(value)} must be True or False")
+        raise InvalidArgument(f"{name}={fmt(value)} must be True or False")
     return bool(value)
 
 
 def _check_score(score: Any) -> None:
     if score is not None and not callable(score):
-        raise InvalidArgument(f"score={_fmt(score)} must be callable or None")
+        raise InvalidArgument(f"score={fmt(score)} must be callable or None")
 
 
 def _vector(values: Any, name: str) -> np.ndarray:
     """``values`` as a non-empty 1-d float array of finite scores."""
-    msg = f"{name}={_fmt(values)} must be a non-empty flat sequence of finite real scores"
+    msg = f"{name}={fmt(values)} must be a non-empty flat sequence of finite real scores"
     if isinstance(values, (str, bytes, Mapping)):
         raise InvalidArgument(msg)
     try:
@@ -69,7 +69,7 @@ def _vector(values: Any, name: str) -> np.ndarray:
 def _scores(score: Callable[[Any], Any] | None, data: Any, k: int | None = None) -> np.ndarray:
     out = _vector(data, "data") if score is None else _vector(score(data), "score(data)")
     if k is not None and out.size != k:
-        raise InvalidArgument(f"data={_fmt(data)} gives {out.size} scores, expected k={k}")
+        raise InvalidArgument(f"data={fmt(data)} gives {out.size} scores, expected k={k}")
     return out
 
 
@@ -139,7 +139,7 @@ class ScoreNeighbours(Relation):
         vec = _vector(d, "d")
         if domain is not None or vec.size > 12:
             raise InvalidArgument(f"neighbours need domain=None and at most 12 scores, got "
-                                  f"domain={_fmt(domain)} and {vec.size} scores")
+                                  f"domain={fmt(domain)} and {vec.size} scores")
         for v in itertools.product((-1.0, 0.0, 1.0), repeat=vec.size):
             step = np.array(v)
             if step.any() and not (self.monotone and step.min() < 0 < step.max()):
@@ -153,7 +153,7 @@ class ScoreNeighbours(Relation):
         """One of :meth:`neighbours`, uniformly (one ``rng.integers`` draw)."""
         gen, options = _check_rng(rng), list(self.neighbours(d, domain=domain))
         if not options:
-            raise InvalidArgument(f"d={_fmt(d)} has no neighbours within the bounds")
+            raise InvalidArgument(f"d={fmt(d)} has no neighbours within the bounds")
         return options[int(gen.integers(len(options)))]
 
 

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
+from dpcheck.validation import fmt, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 
@@ -156,23 +156,23 @@ class SparseVector:
         object.__setattr__(self, "epsilon", eps)
         if isinstance(self.variant, (bool, np.bool_)) or not isinstance(
                 self.variant, numbers.Integral) or int(self.variant) not in VARIANTS:
-            raise InvalidArgument(f"variant={_fmt(self.variant)} must be one of 1, 2, 3, 4, 5, 6")
+            raise InvalidArgument(f"variant={fmt(self.variant)} must be one of 1, 2, 3, 4, 5, 6")
         variant = int(self.variant)
         object.__setattr__(self, "variant", variant)
         threshold = check_real("threshold", self.threshold)
         if math.isinf(threshold):
-            raise InvalidArgument(f"threshold={_fmt(self.threshold)} must be finite")
+            raise InvalidArgument(f"threshold={fmt(self.threshold)} must be finite")
         object.__setattr__(self, "threshold", threshold)
         if variant in _HALTING:
             if self.cutoff is None:
                 raise InvalidArgument(f"cutoff=None must be an integer >= 1 for variant {variant}")
             object.__setattr__(self, "cutoff", check_int(self.cutoff, "cutoff", minimum=1))
         elif self.cutoff is not None:
-            raise InvalidArgument(f"cutoff={_fmt(self.cutoff)} must be None for variant "
+            raise InvalidArgument(f"cutoff={fmt(self.cutoff)} must be None for variant "
                                   f"{variant} (Alg. {variant} never halts)")
         object.__setattr__(self, "sensitivity", check_epsilon(self.sensitivity, "sensitivity"))
         if not isinstance(self.monotone, (bool, np.bool_)):
-            raise InvalidArgument(f"monotone={_fmt(self.monotone)} must be True or False")
+            raise InvalidArgument(f"monotone={fmt(self.monotone)} must be True or False")
         object.__setattr__(self, "monotone", bool(self.monotone))
         if self.monotone and variant != 1:
             raise InvalidArgument(f"monotone=True must only be used with variant 1, "
@@ -180,7 +180,7 @@ class SparseVector:
         if self.epsilon1 is not None:
             e1 = check_real("epsilon1", self.epsilon1)
             if not 0.0 < e1 < eps:
-                raise InvalidArgument(f"epsilon1={_fmt(self.epsilon1)} must be in (0, {eps!r})")
+                raise InvalidArgument(f"epsilon1={fmt(self.epsilon1)} must be in (0, {eps!r})")
             object.__setattr__(self, "epsilon1", e1)
 
     # -- parameters ------------------------------------------------------------------------
@@ -280,14 +280,14 @@ class SparseVector:
     def answers(self, data: Any) -> NDArray[np.float64]:
         """The validated query-answer vector ``data`` as a 1-d float array (length ≥ 1)."""
         if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, (Sequence, np.ndarray)):
-            raise InvalidArgument(f"data={_fmt(data)} must be a sequence of query answers")
+            raise InvalidArgument(f"data={fmt(data)} must be a sequence of query answers")
         arr = np.asarray(data)
         if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iuf":
             raise InvalidArgument(
-                f"data={_fmt(data)} must be a non-empty flat sequence of real query answers")
+                f"data={fmt(data)} must be a non-empty flat sequence of real query answers")
         out = arr.astype(np.float64)
         if not np.isfinite(out).all():
-            raise InvalidArgument(f"data={_fmt(data)} must contain finite query answers")
+            raise InvalidArgument(f"data={fmt(data)} must contain finite query answers")
         return out
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> NDArray[Any]:
@@ -301,7 +301,7 @@ class SparseVector:
         n = q.size
         size = check_int(size, "size", minimum=0)
         if not isinstance(rng, np.random.Generator):
-            raise InvalidArgument(f"rng={_fmt(rng)} must be a numpy.random.Generator")
+            raise InvalidArgument(f"rng={fmt(rng)} must be a numpy.random.Generator")
         if self.variant == 2:
             flags, noisy = self._sample_redraw(q, size, rng)
         else:

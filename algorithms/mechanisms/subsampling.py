@@ -27,7 +27,7 @@ from scipy.stats import binom
 
 from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, _check_rng, _check_size
 from algorithms.mechanisms.selection import _check_bool
-from dpcheck._validation import _fmt, check_epsilon, check_int, check_real
+from dpcheck.validation import fmt, check_epsilon, check_int, check_real
 from dpcheck.claims import PureDP
 from dpcheck.errors import InvalidArgument
 
@@ -158,7 +158,7 @@ class Subsample:
 
     def __post_init__(self) -> None:
         if not (callable(getattr(self.mechanism, "sample", None)) or callable(self.mechanism)):
-            raise InvalidArgument(f"mechanism={_fmt(self.mechanism)} must be callable as "
+            raise InvalidArgument(f"mechanism={fmt(self.mechanism)} must be callable as "
                                   "mechanism(data, size, rng) or have a .sample method")
         object.__setattr__(self, "m", check_int(self.m, "m", minimum=1))
         object.__setattr__(self, "replace", _check_bool(self.replace, "replace"))
@@ -182,7 +182,7 @@ class Subsample:
 
     def _size(self, data: Any) -> int:
         if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, (Sequence, np.ndarray)):
-            raise InvalidArgument(f"data={_fmt(data)} must be a sequence of records")
+            raise InvalidArgument(f"data={fmt(data)} must be a sequence of records")
         n = len(data)
         if (self.n is not None and n != self.n) or n == 0 or (not self.replace and self.m > n):
             raise InvalidArgument(f"data has {n} records: cannot subsample m={self.m}"

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.mechanisms.primitives import _check_rng, _check_size
-from dpcheck._validation import check_choice, check_epsilon, check_int, check_real
+from dpcheck.validation import check_choice, check_epsilon, check_int, check_real
 from dpcheck.errors import InvalidArgument
 
 from .binomial import compare_rule

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import _fmt, check_int
+from dpcheck.validation import fmt, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = [
@@ -111,16 +111,16 @@ def as_users(data: Any, m: int, domain: int, name: str = "data") -> Users:
             raise InvalidArgument(f"{name} has shape {arr.shape}, must be (n, {m}, 2)")
     else:
         if isinstance(data, (str, bytes)) or not isinstance(data, Sequence | np.ndarray):
-            raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of users")
+            raise InvalidArgument(f"{name}={fmt(data)} must be a sequence of users")
         rows = []
         for i, user in enumerate(data):
             try:
                 block = np.asarray(user, dtype=np.int64)
             except (TypeError, ValueError):
-                raise InvalidArgument(f"{name}[{i}]={_fmt(user)} must be {m} pairs (x, y)") from None
+                raise InvalidArgument(f"{name}[{i}]={fmt(user)} must be {m} pairs (x, y)") from None
             if block.shape != (m, 2):
                 raise InvalidArgument(
-                    f"{name}[{i}]={_fmt(user)} has shape {block.shape}, every user must be "
+                    f"{name}[{i}]={fmt(user)} has shape {block.shape}, every user must be "
                     f"m={m} pairs (x, y)")
             rows.append(block)
         arr = np.stack(rows) if rows else np.zeros((0, m, 2), dtype=np.int64)
@@ -137,17 +137,17 @@ def as_items(data: Any, domain: int, name: str = "data") -> Users:
     if isinstance(data, Users):
         return as_users(data, 1, domain, name)
     if isinstance(data, (str, bytes)) or not isinstance(data, Sequence | np.ndarray):
-        raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of examples (x, y)")
+        raise InvalidArgument(f"{name}={fmt(data)} must be a sequence of examples (x, y)")
     if len(data) == 0:
         return as_users(np.zeros((0, 1, 2), dtype=np.int64), 1, domain, name)
     try:
         flat = np.asarray([np.asarray(r) for r in data], dtype=np.int64)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of pairs (x, y)") from None
+        raise InvalidArgument(f"{name}={fmt(data)} must be a sequence of pairs (x, y)") from None
     if flat.ndim == 3 and flat.shape[1:] == (1, 2):  # users of one example (m = 1)
         flat = flat[:, 0, :]
     if flat.ndim != 2 or flat.shape[1] != 2:
-        raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of pairs (x, y)")
+        raise InvalidArgument(f"{name}={fmt(data)} must be a sequence of pairs (x, y)")
     return as_users(flat[:, None, :], 1, domain, name)
 
 

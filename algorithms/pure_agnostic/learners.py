@@ -42,7 +42,7 @@ import numpy as np
 
 from algorithms.mechanisms.primitives import _check_rng, _check_size
 from algorithms.mechanisms.selection import ExponentialMechanism
-from dpcheck._validation import check_choice, check_epsilon, check_int
+from dpcheck.validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .binomial import discard_m, learner_t

@@ -19,7 +19,7 @@ import numpy as np
 
 from algorithms.mechanisms.primitives import _check_rng, _check_size
 from algorithms.mechanisms.selection import ExponentialMechanism
-from dpcheck._validation import check_choice, check_epsilon, check_int, check_real
+from dpcheck.validation import check_choice, check_epsilon, check_int, check_real
 from dpcheck.errors import InvalidArgument
 
 from .binomial import median_s

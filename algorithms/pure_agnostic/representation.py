@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcheck._validation import check_int
+from dpcheck.validation import check_int
 from dpcheck.errors import InvalidArgument
 
 from .data import all_functions, codes

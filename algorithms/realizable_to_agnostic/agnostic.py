@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import check_choice, check_epsilon, check_int
+from dpcheck.validation import check_choice, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .core import (

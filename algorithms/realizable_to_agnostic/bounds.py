@@ -31,7 +31,7 @@ from __future__ import annotations
 import decimal
 import math
 
-from dpcheck._validation import (
+from dpcheck.validation import (
     check_alpha,
     check_delta,
     check_epsilon,

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
+from dpcheck.validation import check_choice, check_delta, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .agnostic import relabel_log_probs, subset_size

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import _fmt, check_epsilon, check_int
+from dpcheck.validation import fmt, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = [
@@ -104,18 +104,18 @@ def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray:
     try:
         raw = np.asarray(data)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{name}={_fmt(data)} must be a sequence of (x, y) pairs") from None
+        raise InvalidArgument(f"{name}={fmt(data)} must be a sequence of (x, y) pairs") from None
     if raw.ndim != 2 or raw.shape[1] != 2 or raw.shape[0] == 0:
-        raise InvalidArgument(f"{name}={_fmt(data)} must have shape (n, 2) with n >= 1")
+        raise InvalidArgument(f"{name}={fmt(data)} must have shape (n, 2) with n >= 1")
     if raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat):
         raw = raw.astype(float)
     integral = raw.dtype.kind in "iub" or (
         raw.dtype.kind == "f" and bool(np.isfinite(raw).all()) and bool((raw == np.round(raw)).all()))
     if not integral:
-        raise InvalidArgument(f"{name}={_fmt(data)}: x and y must be integers")
+        raise InvalidArgument(f"{name}={fmt(data)}: x and y must be integers")
     arr = raw.astype(np.int64)
     if ((arr[:, 0] < 0) | (arr[:, 0] >= domain)).any() or (~np.isin(arr[:, 1], (0, 1))).any():
-        raise InvalidArgument(f"{name}={_fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
+        raise InvalidArgument(f"{name}={fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}")
     return arr
 
 
@@ -151,16 +151,16 @@ def as_index_set(index_set: Any, n: int, *, name: str = "index_set") -> np.ndarr
     try:
         raw = np.asarray(index_set if isinstance(index_set, np.ndarray) else list(index_set))
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{name}={_fmt(index_set)} must be a collection of indices") \
+        raise InvalidArgument(f"{name}={fmt(index_set)} must be a collection of indices") \
             from None
     if raw.ndim != 1 or (raw.size > 0 and raw.dtype.kind not in "iu"):
-        raise InvalidArgument(f"{name}={_fmt(index_set)} must be a flat collection of integer "
+        raise InvalidArgument(f"{name}={fmt(index_set)} must be a flat collection of integer "
                               "indices")
     idx = raw.astype(np.int64)
     if ((idx < 0) | (idx >= n)).any():
-        raise InvalidArgument(f"{name}={_fmt(index_set)}: indices must satisfy 0 <= i < n={n}")
+        raise InvalidArgument(f"{name}={fmt(index_set)}: indices must satisfy 0 <= i < n={n}")
     if np.unique(idx).size != idx.size:
-        raise InvalidArgument(f"{name}={_fmt(index_set)} has duplicate indices")
+        raise InvalidArgument(f"{name}={fmt(index_set)} has duplicate indices")
     return idx
 
 

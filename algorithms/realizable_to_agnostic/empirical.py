@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcheck._validation import check_choice, check_delta, check_epsilon, check_int
+from dpcheck.validation import check_choice, check_delta, check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 from .core import as_dataset, counts, log_softmax, sample_pmf, w_errors

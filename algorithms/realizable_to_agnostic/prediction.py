@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcheck._validation import check_epsilon, check_int
+from dpcheck.validation import check_epsilon, check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["aggregate_error", "vote_probabilities"]

@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpcheck._validation import check_int
+from dpcheck.validation import check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["MAX_TABLES", "bounded_compositions", "compositions", "draw_subset_counts",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcheck._validation import check_int
+from dpcheck.validation import check_int
 
 __all__ = ["unique_record_pair"]
 

@@ -69,7 +69,7 @@ class ZooEntry:
         Handed to :func:`dpcheck.audit`. ``False`` (default): the entry's truth is that of the
         idealised real-valued mechanism, so the audit looks at output values only; computed as
         ``value + noise`` in float64 these mechanisms are not private at all (Mironov 2012; see
-        :mod:`dpcheck.float_features` and ``tests/test_float_features.py``).
+        :mod:`dpcheck.features.float_bits` and ``tests/test_float_features.py``).
     description
         One paragraph: what the mechanism does, what is wrong with it, where the truth comes
         from.

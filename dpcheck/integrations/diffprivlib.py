@@ -35,11 +35,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_int
-from ..adapters import stack_outputs
-from ..errors import InvalidArgument
+from dpcheck.errors import InvalidArgument
+from dpcheck.integrations.scalar import stack_outputs
+from dpcheck.validation import check_int
 
-__all__ = ["DiffprivlibMechanism", "DiffprivlibTool", "from_diffprivlib"]
+__all__ = ["DiffprivlibMechanism", "DiffprivlibTool", "adapt", "from_diffprivlib", "recognises"]
+
+
+def recognises(obj: Any) -> bool:
+    """Whether ``obj`` is a diffprivlib mechanism object (it has ``randomise``)."""
+    return not isinstance(obj, type) and callable(getattr(obj, "randomise", None))
+
+
+def adapt(obj: Any) -> DiffprivlibMechanism | DiffprivlibTool:
+    """A diffprivlib mechanism object as a mechanism, with the defaults of
+    :func:`from_diffprivlib`."""
+    return from_diffprivlib(obj)
 
 
 def _seed(rng: np.random.Generator) -> int:

@@ -35,16 +35,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_delta, check_int
-from ..adapters import callable_name, stack_outputs
-from ..claims import ApproxDP, PureDP
-from ..errors import InvalidArgument
+from dpcheck.claims import ApproxDP, PureDP
+from dpcheck.errors import InvalidArgument
+from dpcheck.integrations.scalar import callable_name, stack_outputs
+from dpcheck.validation import check_delta, check_int
 
-__all__ = ["OpenDPMechanism", "from_opendp", "opendp_claim"]
+__all__ = ["OpenDPMechanism", "adapt", "from_opendp", "opendp_claim", "recognises"]
 
 
-def _is_measurement(obj: Any) -> bool:
+def recognises(obj: Any) -> bool:
+    """Whether ``obj`` is an OpenDP measurement (a privacy ``map`` and an ``output_measure``)."""
     return callable(getattr(obj, "map", None)) and hasattr(obj, "output_measure")
+
+
+def adapt(obj: Any) -> OpenDPMechanism:
+    """An OpenDP measurement as a mechanism, with the defaults of :func:`from_opendp`."""
+    return from_opendp(obj)
 
 
 class OpenDPMechanism:
@@ -54,7 +60,7 @@ class OpenDPMechanism:
 
     def __init__(self, measurement: Any, query: Callable[[Any], Any] | None = None,
                  name: str | None = None) -> None:
-        if _is_measurement(measurement):
+        if recognises(measurement):
             self.factory: Callable[[], Any] | None = None
             self._measurement = measurement
         elif callable(measurement):
@@ -74,7 +80,7 @@ class OpenDPMechanism:
         if self._measurement is None:
             assert self.factory is not None
             built = self.factory()
-            if not _is_measurement(built):
+            if not recognises(built):
                 raise InvalidArgument(f"the factory returned {built!r}, not an OpenDP Measurement")
             self._measurement = built
         return self._measurement
@@ -156,7 +162,7 @@ def opendp_claim(measurement: Any, d_in: Any, *, delta: float | None = None) -> 
     """
     if isinstance(measurement, OpenDPMechanism):
         measurement = measurement.measurement
-    if not _is_measurement(measurement):
+    if not recognises(measurement):
         raise InvalidArgument(f"measurement={measurement!r} must be an OpenDP Measurement")
     measure = str(measurement.output_measure)
     if measure.startswith("MaxDivergence"):

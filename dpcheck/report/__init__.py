@@ -20,11 +20,22 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument
-from .compare import compare
-from .model import (FIGURES_DIR, FORMATS, HTML_NAME, JSON_NAME, MD_NAME, SCHEMA_VERSION,
-                    atomic_write_bytes, atomic_write_text, dumps, load_run, point_latest,
-                    validate)
+from dpcheck.errors import InvalidArgument
+from dpcheck.report.compare import compare
+from dpcheck.report.model import (
+    FIGURES_DIR,
+    FORMATS,
+    HTML_NAME,
+    JSON_NAME,
+    MD_NAME,
+    SCHEMA_VERSION,
+    atomic_write_bytes,
+    atomic_write_text,
+    dumps,
+    load_run,
+    point_latest,
+    validate,
+)
 
 __all__ = ["write_run", "load_run", "render", "compare", "validate", "SCHEMA_VERSION", "FORMATS"]
 
@@ -59,11 +70,10 @@ def render(document: Mapping[str, Any], run_dir: str | os.PathLike[str],
         written.append(atomic_write_text(run_dir / JSON_NAME, dumps(document)))
     if "md" not in formats and "html" not in formats:
         return written
-    from .figures import build_figures
-    from .html import render_html
-    from .markdown import render_markdown
-
-    from .summary import SUMMARY_NAME, render_summary
+    from dpcheck.report.figures import build_figures
+    from dpcheck.report.html import render_html
+    from dpcheck.report.markdown import render_markdown
+    from dpcheck.report.summary import SUMMARY_NAME, render_summary
 
     # in memory: the Markdown may only link finished files
     figures = build_figures(document, progress=progress)

@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .model import num, validate, verdict_label
+from dpcheck.report.model import num, validate, verdict_label
 
 __all__ = ["compare", "compare_runs", "EPS_TOLERANCE", "GATES", "COMPARE_SCHEMA_VERSION"]
 
@@ -119,7 +119,7 @@ def _coverage(document: Mapping[str, Any]) -> dict[tuple[str, str], int]:
 
 
 def _gates(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
-    from ..errors import InvalidArgument
+    from dpcheck.errors import InvalidArgument
 
     if fail_on is None:
         return ()

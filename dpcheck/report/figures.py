@@ -20,21 +20,33 @@ nothing touches global state or opens a window.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
-from matplotlib.patches import Patch, Rectangle
 
-from .model import (VERDICTS, claim_text, event_text, num, record_label, shows_violation, sides,
-                    test_name, truncate, verdict_colour, verdict_label)
+from dpcheck.report.model import (
+    claim_text,
+    num,
+    record_label,
+    shows_violation,
+    test_name,
+    truncate,
+    verdict_colour,
+    verdict_label,
+)
+from dpcheck.report.plotting import (
+    FigureList,
+    RenderedFigure,
+    as_float,
+    legend_verdicts,
+    png_bytes,
+)
+from dpcheck.report.region import region_figure
 
 __all__ = ["RenderedFigure", "FigureList", "build_figures", "epsilon_figure", "epsilon_figures",
            "region_figure", "accuracy_figure", "delta_figures", "MAX_ROWS", "MAX_REGIONS",
@@ -46,48 +58,6 @@ MAX_ROWS = 45
 MAX_REGIONS = 24
 #: Panels per page of the δ(ε) small multiples.
 MAX_PANELS = 20
-_DPI = 95
-
-
-@dataclass(frozen=True)
-class RenderedFigure:
-    """A PNG figure: file ``name`` (under ``figures/``), ``title`` (alt text) and bytes."""
-
-    name: str
-    title: str
-    png: bytes
-    key: tuple[str, Any] | None = None  # (nodeid, call) of the record a region figure shows
-
-
-class FigureList(list):  # type: ignore[type-arg]
-    """The figures of a report plus ``notes``: what was left out of the figures and why."""
-
-    notes: list[str]
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.notes = []
-
-
-def _png(fig: Figure) -> bytes:
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=_DPI, bbox_inches="tight", metadata={"Software": None})
-    return buf.getvalue()
-
-
-def _f(x: Any) -> float:
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def _legend_verdicts(ax: Any, verdicts: Sequence[str], extra: list[Any]) -> None:
-    handles = extra + [Patch(color=verdict_colour(v), label=verdict_label(v))
-                       for v in VERDICTS if v in verdicts]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-              frameon=False, borderaxespad=0.0)
 
 
 def _group_key(r: Mapping[str, Any]) -> tuple[str, str]:
@@ -121,13 +91,13 @@ def epsilon_figure(records: Sequence[Mapping[str, Any]], *, page: str = "") -> b
         if r is None:
             continue
         res = r["result"]
-        eps = _f((res.get("claim") or {}).get("epsilon"))
-        lo = _f(res.get("epsilon_lower"))
+        eps = as_float((res.get("claim") or {}).get("epsilon"))
+        lo = as_float(res.get("epsilon_lower"))
         ratio = lo / eps if eps > 0 else math.nan
         shown = top if math.isinf(ratio) else min(ratio, top)
         ax.barh(yi, shown if math.isfinite(shown) else 0.0, height=0.6,
                 color=verdict_colour(r.get("verdict")), alpha=0.85, zorder=2)
-        exact = _f(res.get("exact_epsilon"))
+        exact = as_float(res.get("exact_epsilon"))
         if math.isfinite(exact) and eps > 0:
             ax.plot([min(exact / eps, top)], [yi], "D", color="black", ms=4, zorder=4)
         text = ("ε_lower = ∞" if math.isinf(lo) else
@@ -154,8 +124,8 @@ def epsilon_figure(records: Sequence[Mapping[str, Any]], *, page: str = "") -> b
                  + (f" — {page}" if page else ""), fontsize=10)
     diamond = Line2D([], [], color="black", marker="D", linestyle="none", markersize=5,
                      label="exact ε / claimed ε (from pmf)")
-    _legend_verdicts(ax, [str(r.get("verdict")) for _, r in lines if r is not None], [diamond])
-    return _png(fig)
+    legend_verdicts(ax, [str(r.get("verdict")) for _, r in lines if r is not None], [diamond])
+    return png_bytes(fig)
 
 
 def epsilon_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
@@ -175,7 +145,7 @@ def _profile(res: Mapping[str, Any], grid: Any) -> Any:
     best = np.zeros_like(grid)
     for w in res.get("confirmed") or ([res["witness"]] if res.get("witness") else []):
         try:
-            p_lo, q_hi = _f(w["p_interval"][0]), _f(w["q_interval"][1])
+            p_lo, q_hi = as_float(w["p_interval"][0]), as_float(w["q_interval"][1])
         except (KeyError, TypeError, IndexError):
             continue
         if math.isfinite(p_lo) and math.isfinite(q_hi):
@@ -200,13 +170,13 @@ def delta_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
         for ax, r in zip(axes.flat, chunk):
             res = r["result"]
             claim = res.get("claim") or {}
-            eps, delta = _f(claim.get("epsilon")), _f(claim.get("delta") or 0.0)
-            lo = _f(res.get("epsilon_lower"))
+            eps, delta = as_float(claim.get("epsilon")), as_float(claim.get("delta") or 0.0)
+            lo = as_float(res.get("epsilon_lower"))
             right = max(2.0 * eps, 1.2 * lo if math.isfinite(lo) else 0.0, 0.5)
             grid = np.linspace(0.0, right, 300)
             prof = _profile(res, grid)
             colour = verdict_colour(r.get("verdict"))
-            exact = _f(res.get("exact_delta"))
+            exact = as_float(res.get("exact_delta"))
             positive = prof[prof > 0]
             floor = min([v for v in (delta, exact, float(positive.min()) if positive.size else 1.0)
                          if math.isfinite(v) and v > 0] + [1e-3]) / 10
@@ -240,79 +210,8 @@ def delta_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
                      + (f" — page {k} of {len(pages)}" if len(pages) > 1 else ""), fontsize=10)
         fig.supxlabel("ε", fontsize=9)
         fig.supylabel("δ (log scale)", fontsize=9)
-        out.append(_png(fig))
+        out.append(png_bytes(fig))
     return out
-
-
-def region_figure(record: Mapping[str, Any]) -> bytes:
-    """The privacy region of one refuted claim, readable on its own (see the module docstring)."""
-    res = record["result"]
-    w = res["witness"]
-    claim = res.get("claim") or {}
-    eps, delta = _f(claim.get("epsilon")), _f(claim.get("delta") or 0.0)
-    p_hat, q_hat = _f(w.get("p_hat")), _f(w.get("q_hat"))
-    p_lo, p_hi = (_f(v) for v in w.get("p_interval", (p_hat, p_hat)))
-    q_lo, q_hi = (_f(v) for v in w.get("q_interval", (q_hat, q_hat)))
-    eps_low = _f(res.get("epsilon_lower"))
-    num_side, den_side = sides(w.get("direction"))
-    log = q_hat <= 0 or p_hi < 0.01  # support mismatch, or every probability tiny
-    fig = Figure(figsize=(7.6, 6.4))
-    ax = fig.add_subplot()
-    if log:
-        x0 = q_hi / 300 if q_hat <= 0 else q_lo / 10
-        x1 = min(1.0, q_hi * 30)
-        y0 = max(min(p_lo, math.exp(eps) * x0 + delta) / 5, 1e-300)
-        y1 = min(1.0, max(p_hi * 3, math.exp(eps) * q_hi + delta))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        grid = np.geomspace(x0, x1, 400)
-    else:
-        x0, y0 = 0.0, 0.0
-        x1 = min(1.0, 1.5 * q_hi)
-        y1 = min(1.0, max(p_hi, math.exp(eps) * x1 + delta) * 1.15)
-        grid = np.linspace(x0, x1, 400)
-    line = math.exp(eps) * grid + delta
-    ax.fill_between(grid, np.minimum(line, y1), y1, color="#d62728", alpha=0.12, lw=0,
-                    label=f"forbidden by the claim: P[M({num_side})∈S] > "
-                          f"e^ε·P[M({den_side})∈S] + δ")
-    ax.plot(grid, line, color="#d62728", lw=2,
-            label=f"claim boundary p = e^ε·q + δ  (ε = {eps:g}, δ = {delta:g})")
-    if math.isfinite(eps_low) and p_lo > delta:
-        ax.plot(grid, math.exp(eps_low) * grid + delta, color="#555555", lw=1.2, ls="--",
-                label="p = e^(ε_lower)·q + δ through the worst-case corner "
-                      f"(ε_lower = {eps_low:.3g})")
-    box_left = max(q_lo, x0) if log else q_lo
-    ax.add_patch(Rectangle((box_left, p_lo), q_hi - box_left, p_hi - p_lo, fill=True,
-                           facecolor="#1f77b4", alpha=0.25, edgecolor="#1f77b4", lw=1.5,
-                           hatch="//" if q_hat <= 0 else None, label="Clopper–Pearson box"))
-    if q_hat > 0:
-        ax.plot([q_hat], [p_hat], "o", color="#1f77b4", ms=7, label=r"estimate $(\hat q, \hat p)$")
-    else:
-        ax.plot([x0], [p_hat], "<", color="#1f77b4", ms=11, clip_on=False,
-                label=r"estimate: $\hat p$ at $\hat q = 0$ (off the log axis, far left)")
-        ax.annotate(f"q̂ = 0: S never occurred on {den_side} in {w.get('n', '?')} samples;\n"
-                    f"only q ≤ q_high = {q_hi:.3g} is known", (x0 * 1.3, p_lo), xytext=(0, -8),
-                    textcoords="offset points", fontsize=8.5, color="#1f77b4", va="top")
-    ax.plot([q_hi], [p_lo], "D", color="black", ms=6, zorder=5,
-            label=r"worst-case corner $(q_{high}, p_{low})$: still forbidden ⇒ violation")
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.set_xlabel(f"q = P[M({den_side}) ∈ S]")
-    ax.set_ylabel(f"p = P[M({num_side}) ∈ S]")
-    ax.grid(color="#e5e5e5", which="major")
-    title = (f"{truncate(record_label(record), 80)}\n"
-             f"claim {claim_text(claim)} refuted [{verdict_label(record.get('verdict'))}]: "
-             f"ε_lower = {num(eps_low, '.4g')}\nS = {{{truncate(event_text(w), 80)}}}")
-    ax.set_title(title, fontsize=10)
-    n = w.get("n", "?")
-    stats = (f"p̂ = {p_hat:.4g}  [{p_lo:.4g}, {p_hi:.4g}]   ({w.get('count_p', '?')}/{n} on "
-             f"{num_side})\nq̂ = {q_hat:.4g}  [{q_lo:.4g}, {q_hi:.4g}]   ({w.get('count_q', '?')}/"
-             f"{n} on {den_side})\nε_lower = ln((p_low − δ)/q_high) = {num(eps_low, '.4g')}"
-             f" > claimed ε = {eps:g}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), fontsize=8, frameon=True,
-              edgecolor="#cccccc", title=stats, alignment="left",
-              title_fontproperties={"family": "DejaVu Sans Mono", "size": 8.5})
-    return _png(fig)
 
 
 def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
@@ -324,10 +223,10 @@ def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
     n = len(rows)
     y = np.arange(n)[::-1]
     res = [r["result"] for r in rows]
-    rate = np.array([_f(x.get("failure_rate")) for x in res])
-    low = np.array([_f(x.get("failure_lower", x.get("failure_rate"))) for x in res])
-    high = np.array([_f(x.get("failure_upper")) for x in res])
-    beta = np.array([_f(x.get("beta")) for x in res])
+    rate = np.array([as_float(x.get("failure_rate")) for x in res])
+    low = np.array([as_float(x.get("failure_lower", x.get("failure_rate"))) for x in res])
+    high = np.array([as_float(x.get("failure_upper")) for x in res])
+    beta = np.array([as_float(x.get("beta")) for x in res])
     fig = Figure(figsize=(9.0, 1.9 + 0.34 * n))
     ax = fig.add_subplot()
     for yi, r, lo, hi, v in zip(y, rate, low, high, rows):
@@ -347,20 +246,20 @@ def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
                  "the tick", fontsize=10)
     handles = [Line2D([], [], color="black", marker="|", linestyle="none", markersize=14,
                       markeredgewidth=2.5, label="claimed β")]
-    _legend_verdicts(ax, [str(r.get("verdict")) for r in rows], handles)
-    return _png(fig)
+    legend_verdicts(ax, [str(r.get("verdict")) for r in rows], handles)
+    return png_bytes(fig)
 
 
 def _plottable(record: Mapping[str, Any]) -> bool:
     res = record["result"]
     w = res["witness"]
-    values = [_f((res.get("claim") or {}).get("epsilon")), _f(w.get("p_hat")), _f(w.get("q_hat"))]
+    values = [as_float((res.get("claim") or {}).get("epsilon")), as_float(w.get("p_hat")), as_float(w.get("q_hat"))]
     for key in ("p_interval", "q_interval"):
         pair = w.get(key)
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             return False
-        values += [_f(v) for v in pair]
-    return all(math.isfinite(v) for v in values) and 0 < _f(w["q_interval"][1]) <= 1
+        values += [as_float(v) for v in pair]
+    return all(math.isfinite(v) for v in values) and 0 < as_float(w["q_interval"][1]) <= 1
 
 
 def build_figures(document: Mapping[str, Any],

@@ -19,9 +19,9 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .figures import RenderedFigure
-from .markdown import READING, record_items
-from .model import (
+from dpcheck.report.figures import RenderedFigure
+from dpcheck.report.markdown import READING, record_items
+from dpcheck.report.model import (
     claim_text,
     coverage_rows,
     header_items,
@@ -32,7 +32,7 @@ from .model import (
     verdict_colour,
     verdict_label,
 )
-from .overview import (
+from dpcheck.report.overview import (
     claim_anchor,
     claim_results,
     errata,

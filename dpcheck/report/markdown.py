@@ -12,9 +12,23 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .figures import RenderedFigure
-from .model import (FIGURES_DIR, SECTIONS, VERDICTS, claim_text, count, event_text,
-                    header_items, holm_map, num, sides, test_name, truncate, verdict_label)
+from dpcheck.report.figures import RenderedFigure
+from dpcheck.features.featurizer import describe_feature
+from dpcheck.report.model import (
+    FIGURES_DIR,
+    SECTIONS,
+    VERDICTS,
+    claim_text,
+    count,
+    event_text,
+    header_items,
+    holm_map,
+    num,
+    sides,
+    test_name,
+    truncate,
+    verdict_label,
+)
 
 __all__ = ["render_markdown", "record_items", "summary_rows", "records_table", "READING"]
 
@@ -105,26 +119,12 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
 
 
 def feature_text(witness: Mapping[str, Any]) -> str:
-    """What the witness's feature is, in words (``output[2]`` → coordinate 2 of the output)."""
-    import re
-
+    """What the witness's feature is, in words, as its family describes it
+    (:func:`dpcheck.features.featurizer.describe_feature`; ``output[2]`` → coordinate 2)."""
     event = witness.get("event") if isinstance(witness.get("event"), Mapping) else {}
     name = str(event.get("feature") or "")
-    words = {"output": "the mechanism's output itself",
-             "llr(output)": "naive-Bayes log-likelihood-ratio score of the output vector "
-                            "(learned on the exploration sample)",
-             "sum(output)": "sum of the output vector's coordinates",
-             "row": "the whole output row (hashed: an exact repeated output)"}
-    if name in words:
-        return f"{name}: {words[name]}"
-    m = re.fullmatch(r"output\[(\d+)\]", name)
-    if m:
-        return f"{name}: coordinate {m.group(1)} (0-based) of the output vector"
-    m = re.fullmatch(r"features\[(\d+)\]", name)
-    if m:
-        return (f"{name}: value {m.group(1)} (0-based) of the test's own feature map "
-                "(features= of the audit call)")
-    return name or "—"
+    text = describe_feature(name) if name else None
+    return f"{name}: {text}" if text else (name or "—")
 
 
 def _estimate(w: Mapping[str, Any], which: str, side: str) -> str:
@@ -240,8 +240,8 @@ def render_markdown(document: Mapping[str, Any],
     """The full Markdown report; figures are linked as ``figures/<name>`` (relative to the run
     directory). It starts with the digest of ``summary.md`` (verdict, counts, problems, errata,
     mutants, coverage), then figures, every record (numbered as in the HTML) and the tests."""
-    from .overview import kill_rows, numbered_records
-    from .summary import render_summary
+    from dpcheck.report.overview import kill_rows, numbered_records
+    from dpcheck.report.summary import render_summary
 
     holm = holm_map(document)
     out = [f"# dpcheck audit report — {document.get('run_id')}", ""]

@@ -28,19 +28,23 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument
-from .strict_json import decode, encode
+from dpcheck.errors import InvalidArgument
+from dpcheck.report.strict_json import decode, encode
 
 __all__ = [
-    "SCHEMA_VERSION", "FORMATS", "VERDICTS", "dumps", "validate", "load_run", "resolve_run",
+    "SCHEMA_VERSION", "FORMATS", "FORMAT_FILES", "VERDICTS", "dumps", "validate", "load_run", "resolve_run",
     "atomic_write_bytes", "atomic_write_text", "point_latest",
 ]
 
 #: Version of the run-document layout; bump when a field changes meaning.
 SCHEMA_VERSION = 2
-#: Output formats of :func:`dpcheck.report.write_run`.
-FORMATS = ("json", "md", "html")
 JSON_NAME, MD_NAME, HTML_NAME, FIGURES_DIR = "audit.json", "audit.md", "audit.html", "figures"
+#: The report formats and the file each writes: the one table that
+#: :func:`dpcheck.report.write_run`, ``dpcheck report render --formats`` and the plugin's
+#: ``--dpcheck-formats`` read (``md`` also writes ``summary.md`` and, with ``html``, the figures).
+FORMAT_FILES: dict[str, str] = {"json": JSON_NAME, "md": MD_NAME, "html": HTML_NAME}
+#: Output formats of :func:`dpcheck.report.write_run`, in writing order.
+FORMATS = tuple(FORMAT_FILES)
 
 #: verdict -> (label for people, colour, section). Sections: 0 problems, 1 expected, 2 the rest.
 VERDICTS: dict[str, tuple[str, str, int]] = {
@@ -311,7 +315,7 @@ def shows_violation(record: Mapping[str, Any]) -> bool:
 def coverage_rows(catalog: Any) -> tuple[list[str], list[tuple[str, list[int]]]]:
     """Catalogue coverage as ``(statuses, [(paper, counts)])`` with a final ``total`` row."""
     cov = (catalog or {}).get("coverage") or {}
-    from ..catalog import STATUSES
+    from dpcheck.catalog import STATUSES
 
     statuses = list(STATUSES)
     for counts in cov.values():

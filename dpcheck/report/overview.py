@@ -208,7 +208,7 @@ def errata(doc: Doc) -> list[Erratum]:
 def numbered_records(doc: Doc) -> list[tuple[int, Mapping[str, Any]]]:
     """Records in report order (problems, expected, the rest; stable within) with the number
     used everywhere (table row, detail card, figure caption)."""
-    from .model import sectioned
+    from dpcheck.report.model import sectioned
 
     ordered = [r for part in sectioned(_records(doc)) for r in part]
     return list(enumerate(ordered, start=1))

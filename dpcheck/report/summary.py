@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import coverage_rows, num, test_name, truncate
-from .overview import errata, kill_rows, outcome, problems
+from dpcheck.report.model import coverage_rows, num, test_name, truncate
+from dpcheck.report.overview import errata, kill_rows, outcome, problems
 
 __all__ = ["render_summary", "SUMMARY_NAME", "LIMIT"]
 

@@ -3,7 +3,7 @@
 
 Everything is exact: the Laplace majority's pmf depends on the count c of ones, samples from
 Bernoulli(p) are weighted by Bin(c; n, p), and the best simulator over {0, 1} is found by the
-exhaustive interval sweep of :func:`dpcheck.generalization_exact.optimal_binary_failure`.
+exhaustive interval sweep of :func:`dpcheck.generalization.enumeration.optimal_binary_failure`.
 
 References
 ----------
@@ -26,7 +26,7 @@ from algorithms.generalization.theory import (
     theorem39_epsilon,
     theorem40_lower,
 )
-from dpcheck.generalization_exact import optimal_binary_failure
+from dpcheck.generalization.enumeration import optimal_binary_failure
 
 EPS = 0.5
 

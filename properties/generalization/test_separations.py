@@ -45,7 +45,7 @@ from dpcheck import (
     check_robust_generalization,
 )
 from dpcheck.exact import privacy_loss
-from dpcheck.generalization_exact import exact_failure_mass, optimal_simulator
+from dpcheck.generalization.enumeration import exact_failure_mass, optimal_simulator
 
 BITS = np.array([0, 1])
 

@@ -2,7 +2,7 @@
 and realistic misconfigurations of them caught with honest bounds.
 
 Every audit uses the default features, including the float-representation features
-(:mod:`dpcheck.float_features`). Pairs are chosen where the documented guarantee is tight (the
+(:mod:`dpcheck.features.float_bits`). Pairs are chosen where the documented guarantee is tight (the
 worst case of the mechanism's sensitivity), at values away from 0: near 0, ``value + noise``
 computed in float64 has resolution holes (Mironov 2012), a genuine finding recorded separately
 (``test_diffprivlib_laplace_near_zero_has_float_holes``). Sample sizes are modest because one
@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from dpcheck import AddRemove, ApproxDP, PureDP, Replace
-from dpcheck.adapters import from_scalar
+from dpcheck.integrations.scalar import from_scalar
 
 dpl = pytest.importorskip("diffprivlib")
 dp = pytest.importorskip("opendp.prelude")

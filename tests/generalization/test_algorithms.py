@@ -32,7 +32,7 @@ from algorithms.generalization.theory import (
 )
 from algorithms.generalization.thresholds import lemma17_epsilon
 from dpcheck import IIDPopulation, InvalidArgument
-from dpcheck.sampler_check import check_sampler
+from dpcheck.core.sampler_check import check_sampler
 
 
 def _agrees(mech, data, size=40_000, seed=0) -> None:

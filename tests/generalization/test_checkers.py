@@ -37,7 +37,7 @@ from dpcheck import (
     check_perfect_generalization,
     check_robust_generalization,
 )
-from dpcheck.generalization_exact import (
+from dpcheck.generalization.enumeration import (
     binary_interval,
     exact_failure_mass,
     optimal_simulator,

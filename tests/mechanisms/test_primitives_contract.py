@@ -17,7 +17,7 @@ import pytest
 
 from algorithms.mechanisms.primitives import (GeometricSum, LaplaceSum, RandomizedResponse,
                                               _records, bounded_sum)
-from dpcheck._validation import _fmt
+from dpcheck.validation import fmt
 from dpcheck.errors import InvalidArgument
 
 
@@ -27,20 +27,20 @@ def _raises(message: str) -> Any:
 
 @pytest.mark.parametrize("data", ["abc", b"ab", {1: 2}, {1, 2}, 3])
 def test_records_rejects_non_sequences_by_name(data: object) -> None:
-    with _raises(f"data={_fmt(data)} must be a sequence of records"):
+    with _raises(f"data={fmt(data)} must be a sequence of records"):
         _records(data, integer=False)
 
 
 @pytest.mark.parametrize("integer, data, what", [
     (True, [0.5, 1.0], "integer"), (False, [[1.0], [2.0]], "real"), (True, [[1], [0]], "integer")])
 def test_records_rejects_wrong_kind_or_shape(integer: bool, data: object, what: str) -> None:
-    with _raises(f"data={_fmt(data)} must be a flat sequence of {what} records"):
+    with _raises(f"data={fmt(data)} must be a flat sequence of {what} records"):
         _records(data, integer=integer)
 
 
 def test_records_rejects_non_finite() -> None:
     data = [1.0, math.inf]
-    with _raises(f"data={_fmt(data)} must contain finite records"):
+    with _raises(f"data={fmt(data)} must contain finite records"):
         _records(data, integer=False)
 
 
@@ -51,7 +51,7 @@ def test_records_empty_dtypes() -> None:
 
 def test_bounded_sum_range_message() -> None:
     data = [0.5, 2.0]
-    with _raises(f"data={_fmt(data)} must contain records in [0, 1.0]"):
+    with _raises(f"data={fmt(data)} must contain records in [0, 1.0]"):
         bounded_sum(data, 1.0)
     with pytest.raises(InvalidArgument, match="must contain records in"):
         LaplaceSum(1.0).sample(data, 1, np.random.default_rng(0))
@@ -59,12 +59,12 @@ def test_bounded_sum_range_message() -> None:
 
 def test_geometric_messages() -> None:
     mech = GeometricSum(1.0)
-    with _raises(f"data={_fmt([0, 2])} must contain records in {{0, 1}}"):
+    with _raises(f"data={fmt([0, 2])} must contain records in {{0, 1}}"):
         mech.true_count([0, 2])
     ragged = [[1], [1, 2]]
-    with _raises(f"values={_fmt(ragged)} must be an array of numbers"):
+    with _raises(f"values={fmt(ragged)} must be an array of numbers"):
         mech.log_pmf([1], ragged)
-    with _raises(f"values={_fmt([1.0, math.nan])} must be an array of numbers (no NaN)"):
+    with _raises(f"values={fmt([1.0, math.nan])} must be an array of numbers (no NaN)"):
         mech.log_pmf([1], [1.0, math.nan])
 
 
@@ -81,5 +81,5 @@ def test_geometric_log_pmf_of_huge_float_values() -> None:
 def test_randomized_response_record_message() -> None:
     mech = RandomizedResponse(1.0, 5)
     for data in ([5], [1, 2]):
-        with _raises(f"data={_fmt(data)} must be exactly one record in {{0, ..., 4}}"):
+        with _raises(f"data={fmt(data)} must be exactly one record in {{0, ..., 4}}"):
             mech.record(data)

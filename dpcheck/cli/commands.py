@@ -1,0 +1,212 @@
+"""The subcommands of ``dpcheck``: ``audit``, ``report render``, ``report compare``, ``claims``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dpcheck.cli.arguments import (
+    _library_mechanism,
+    load_mechanism,
+    max_certifiable_epsilon,
+    parse_json_arg,
+    parse_neighbour,
+)
+from dpcheck.cli.progress import PhaseProgress, ProgressBar
+from dpcheck.errors import InvalidArgument
+
+#: ``schema_version`` of ``dpcheck audit --json`` (``dpcheck/schemas/audit-result.schema.json``).
+AUDIT_SCHEMA_VERSION = 1
+#: ``schema_version`` of ``dpcheck claims --json`` (``dpcheck/schemas/claims.schema.json``).
+CLAIMS_SCHEMA_VERSION = 1
+
+
+def audit_document(result: Any) -> dict[str, Any]:
+    """The JSON document of ``dpcheck audit --json`` / ``--out``: ``schema_version``, a
+    ``verdict`` word (``violation`` or ``not-refuted``: never read as a proof) and the result."""
+    return {"schema_version": AUDIT_SCHEMA_VERSION,
+            "verdict": "violation" if result.violation else "not-refuted", **result.to_dict()}
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from dpcheck.core.audit import audit
+    from dpcheck.report.model import atomic_write_text, dumps
+
+    mechanism = load_mechanism(args.mechanism)
+    d = parse_json_arg(args.data, "--data")
+    d_prime = parse_json_arg(args.data_prime, "--data-prime")
+    mechanism, claim = _library_mechanism(mechanism, args.claim)
+    relation = parse_neighbour(args.neighbour)
+    ok = 0.0 < args.alpha < 1.0 and math.isfinite(getattr(claim, "epsilon", math.inf))
+    ceiling = max_certifiable_epsilon(args.samples, args.alpha) if ok else math.inf
+    # Heuristic: the ceiling is reached only by an output one side never produces; refuting a
+    # claim needs room above it, so warn unless the claim sits well below the ceiling.
+    if ok and 2 <= args.samples and (args.samples < 10_000 or claim.epsilon >= (ceiling - 1.0) / 2.0):
+        need = max(10_000, math.ceil(math.log(6.0 / args.alpha) * math.exp(2 * claim.epsilon
+                                                                            + 1.0) / 0.9))
+        print(f"dpcheck audit: warning: --samples {args.samples} can certify at most "
+              f"epsilon_lower ~ {ceiling:.2f} at --alpha {args.alpha:g} (ln(0.9 n / ln(6/alpha)),"
+              f" reached only when one dataset never produces the witness), too little to "
+              f"refute epsilon={claim.epsilon:g} in practice; use --samples {need:.1e} or more",
+              file=sys.stderr)
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    bar = ProgressBar(sys.stderr) if show else None
+    executor = _executor(args)
+    try:
+        result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
+                       seed=args.seed, relation=relation, progress=bar,
+                       float_features=args.float_features, executor=executor,
+                       checkpoint=args.checkpoint)
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        if args.checkpoint:
+            print(f"dpcheck audit: interrupted; finished chunks are saved in {args.checkpoint}: "
+                  "rerun the same command to resume", file=sys.stderr)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        if executor is not None:
+            executor.close() if hasattr(executor, "close") else executor.shutdown()
+    text = dumps(audit_document(result))
+    print(text.rstrip() if args.json else result.summary())
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(out, text)
+        except OSError as exc:
+            raise InvalidArgument(f"--out={args.out!r}: cannot write: {exc}") from exc
+    return 1 if result.violation else 0
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """``--scheduler ADDRESS``: a Dask client; ``--workers N``: a local process pool."""
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise InvalidArgument("--scheduler needs dask[distributed] (pip install "
+                                  "'dpcheck[dask]')") from exc
+        try:
+            return Client(args.scheduler)
+        except (OSError, ValueError, TimeoutError) as exc:
+            raise InvalidArgument(f"--scheduler={args.scheduler!r}: {exc}") from exc
+    if args.workers is not None:
+        if args.workers < 1:
+            raise InvalidArgument(f"--workers={args.workers} must be >= 1")
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: workers import the mechanism by name (no fork of a threaded process)
+        return ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
+    return None
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from dpcheck.report import _formats, render
+    from dpcheck.report.model import load_run, resolve_run
+
+    document = load_run(args.path)
+    _formats(args.formats)  # bad --formats: an error before anything is printed
+    n = len(document.get("records") or [])
+    print(f"dpcheck report render: {n} records of run {document.get('run_id')}; drawing figures "
+          "and writing audit.md, summary.md, audit.html", file=sys.stderr, flush=True)
+    progress = PhaseProgress(sys.stderr, "dpcheck report render")
+    try:
+        written = render(document, resolve_run(args.path).parent, args.formats,
+                         progress=progress)
+    finally:
+        progress.close()
+    for path in written:
+        print(path)
+    print(f"dpcheck report render: done in {time.monotonic() - progress.start:.1f} s",
+          file=sys.stderr)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from dpcheck.report import load_run
+    from dpcheck.report.compare import compare_runs, render_comparison
+    from dpcheck.report.strict_json import dumps_strict
+
+    result = compare_runs(load_run(args.a), load_run(args.b), common_only=args.common_only,
+                          fail_on=args.fail_on)
+    if args.json:
+        print(dumps_strict(result, indent=1))
+    else:
+        print(render_comparison(result), end="")
+    if result["failed"]:
+        print("dpcheck report compare: FAIL: " + "; ".join(result["reasons"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _list_claims(entries: Sequence[Any], path: Path, as_json: bool) -> int:
+    """``dpcheck claims --list``: one line per catalogue entry with its tests and mutants."""
+    if as_json:
+        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
+                          "results": len(entries), "claims": [e.to_dict() for e in entries]},
+                         indent=2))
+        return 0
+    print(f"{len(entries)} result(s) of {path}:")
+    for e in entries:
+        tests = ", ".join(e.tests) if e.tests else "no tests"
+        mutants = f"; mutants: {', '.join(e.mutants)}" if getattr(e, "mutants", ()) else ""
+        print(f"  {e.paper}  {e.ref:<24} {e.kind:<14} {e.status:<14} {tests}{mutants}")
+        if e.status in ("planned", "not-executable", "erratum") and e.note:
+            print(f"      note: {e.note}")
+    return 0
+
+
+def _cmd_claims(args: argparse.Namespace) -> int:
+    from dpcheck.catalog import STATUSES, coverage, load_catalog, mutant_coverage
+
+    path = Path(args.catalog)
+    if not path.is_file():
+        raise InvalidArgument(f"catalog {str(path)!r} does not exist (run from the repository "
+                              "root or pass --catalog PATH)")
+    entries = load_catalog(path)
+    for name, allowed in (("status", STATUSES),):
+        value = getattr(args, name)
+        if value is not None and value not in allowed:
+            raise InvalidArgument(f"--{name}={value!r} must be one of " + ", ".join(allowed))
+    chosen = [e for e in entries if (args.status is None or e.status == args.status)
+              and (args.paper is None or e.paper == args.paper)]
+    if args.list:
+        return _list_claims(chosen, path, args.json)
+    cov = coverage(entries)
+    mut = mutant_coverage(entries)
+    totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
+    if args.json:
+        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
+                          "results": len(entries), "coverage": cov,
+                          "totals": totals, "mutant_coverage": mut,
+                          "claims": [e.to_dict() for e in entries]}, indent=2))
+        return 0
+    head = ["paper", *STATUSES, "total", "with mutants"]
+
+    def with_mutants(row: dict[str, int]) -> str:
+        return f"{row['with_mutants']}/{row['needing']}"
+
+    rows = [[p, *(str(c[s]) for s in STATUSES), str(sum(c.values())), with_mutants(mut[p])]
+            for p, c in cov.items()]
+    total_mut = {k: sum(r[k] for r in mut.values()) for k in ("with_mutants", "needing")}
+    rows.append(["total", *(str(totals[s]) for s in STATUSES), str(len(entries)),
+                 with_mutants(total_mut)])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    print(f"Claims catalogue {path}: {len(entries)} results")
+    for row in [head, *rows]:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(row, widths))))
+    print("with mutants: tested/erratum privacy and utility results whose catalogue entry names "
+          "at least one mutant (a broken variant the same test body must catch; the report's "
+          "kill matrix shows which were caught)")
+    return 0

@@ -1,0 +1,301 @@
+"""``audit()``: explore → confirm, the statistically valid core of dpcheck.
+
+1. **Explore.** Draw ``explore_samples`` outputs from M(D) and M(D′) on their own streams, map
+   them to features and score every candidate (event, direction) by the bound it would project
+   (:mod:`dpcheck.events.select`). Keep the ``candidates`` best distinct ones. For an ``ApproxDP``
+   claim also keep the event with the best projected δ lower bound ``p_lo − e^ε q_hi`` at the
+   claimed ε, if it is new and expected to certify a positive δ: the ε ranking favours rare
+   events with a large ratio, while δ(ε) is attained by the common likelihood-ratio event.
+2. **Confirm.** Draw ``confirm_samples`` fresh outputs per side (in chunks of
+   :data:`CHUNK`, streaming counts), count each kept event, and certify each with one-sided
+   Clopper–Pearson bounds at ``alpha / (2·candidates)`` per binomial — Bonferroni over the
+   confirmed candidates and a union bound over the two sides, so *all* reported bounds hold
+   simultaneously with probability ≥ 1 − alpha whatever was selected during exploration.
+
+   **Pure claims** (``PureDP``, at least :data:`POISSON_MIN` confirmation outputs) draw
+   ``Poisson(n − 3√n)`` confirmation outputs per side instead of exactly ``n`` (the sizes come
+   from their own stream, drawn before any confirmation output). Then an event's counts are
+   independent Poisson variables, and given their total the count under the numerator side is
+   ``Binomial(total, p/(p+q))`` exactly, so one Clopper–Pearson bound at ``alpha/candidates``
+   bounds ``p/q`` (:func:`dpcheck.stats.ratio_lower`) without the union bound over two
+   binomials. Which statistic certifies a candidate (``"ratio"`` or ``"union"``, the latter with
+   the realised sizes as binomial trial counts, valid conditionally on them) is decided on the
+   exploration sample by their projected bounds; the conditional test is sharper for rare
+   events (by ≈ 1/3 of the gap for p, q ≪ 1), the union for probabilities near 1.
+   Poissonized audits also confirm **paired events** (:mod:`dpcheck.events.paired`): an upper and a
+   disjoint lower half-line of one feature, counted in opposite directions, whose combined
+   Poisson counts the same conditional test certifies (twice the counts for a symmetric
+   privacy loss).
+3. Report ``epsilon_lower = max_k ln((p_lo − δ)/q_hi)``, ``delta_lower = max_k (p_lo − e^ε
+   q_hi)``, ``violation`` iff ``epsilon_lower > ε`` (equivalently ``p_lo − e^ε q_hi > δ`` for some
+   confirmed event) and the Bonferroni p-value.
+
+References
+----------
+Design rules of ``shared/design.md`` §4; B. Bichsel et al., "DP-Sniper", IEEE S&P 2021 (fresh
+samples for the final estimate); Z. Ding et al., "Detecting violations of differential
+privacy", CCS 2018 (point events for zero-probability outputs).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpcheck.claims import ApproxDP, PureDP
+from dpcheck.core import confirm as _confirmation
+from dpcheck.core.certify import Certified
+from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
+from dpcheck.core.confirm import CHUNK, confirm_counts, oriented_counts
+from dpcheck.core.explore import Explored, Setup, exploration_size, explore, setup_audit
+from dpcheck.core.results import AuditResult
+from dpcheck.core.sampler_check import check_sampler
+from dpcheck.errors import InvalidArgument
+from dpcheck.events.pools import MAX_ATOMS
+from dpcheck.exact import privacy_loss
+from dpcheck.features.feature import FeatureMap
+from dpcheck.internal.rng import generator
+from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
+from dpcheck.stats import poisson_size
+from dpcheck.validation import check_int
+
+__all__ = ["audit", "finish", "confirmation_sizes", "exploration_size", "CHUNK"]
+
+@records_warnings
+def audit(
+    mechanism: Any,
+    d: Any,
+    d_prime: Any,
+    claim: PureDP | ApproxDP,
+    *,
+    samples: int = 1_000_000,
+    alpha: float = 0.05,
+    seed: int | np.random.SeedSequence | None = None,
+    relation: Any = None,
+    features: FeatureMap | None = None,
+    candidates: int = 3,
+    explore_fraction: float = 0.1,
+    max_atoms: int = MAX_ATOMS,
+    progress: Callable[[int, int], None] | None = None,
+    float_features: bool = True,
+    executor: Any = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    ties: bool = False,
+) -> AuditResult:
+    """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
+
+    Parameters
+    ----------
+    mechanism
+        ``mechanism(data, size, rng) -> ndarray`` or an object with ``.sample(data, size, rng)``
+        (and optionally ``.pmf(data)`` for exact analysis). See :mod:`dpcheck.mechanism`.
+    d, d_prime
+        The two datasets.
+    claim
+        :class:`~dpcheck.PureDP` or :class:`~dpcheck.ApproxDP`.
+    samples
+        Outputs drawn per dataset in total (exploration and confirmation together), ≥ 2.
+    alpha
+        The result's bounds hold jointly with probability ≥ 1 − alpha; ``violation`` is a test
+        at level alpha.
+    seed
+        ``int ≥ 0`` or ``SeedSequence``; ``None`` means seed 0 (deterministic by default — pass
+        distinct seeds for independent audits). Same seed ⇒ same result, bit for bit.
+    relation
+        A neighbour relation (:class:`~dpcheck.AddRemove`, :class:`~dpcheck.Replace`,
+        :class:`~dpcheck.UserLevel`); when given, ``(d, d_prime)`` must be neighbours under it.
+    features
+        Optional map ``outputs -> (n,) or (n, m)`` numeric array of features to build events on
+        (replaces the default per-coordinate projections of vector outputs).
+    candidates
+        How many explored events are confirmed (α is split between them by Bonferroni).
+        Approximate-DP claims may confirm one more: the event with the best projected
+        ``delta_lower`` at the claimed ε, when the ε ranking did not choose it (module
+        docstring, step 1).
+    explore_fraction
+        Share of ``samples`` used for selection (see :func:`exploration_size`).
+    max_atoms
+        Cap on the number of point events per feature.
+    progress
+        Called as ``progress(done, total)`` with the outputs drawn so far (both sides; with
+        Poissonized confirmation sizes the confirmation share is scaled to the budget, so the
+        last call is ``progress(total, total)``).
+    float_features
+        Scalar float outputs: also build events on the bits of their float64 representation
+        (:mod:`dpcheck.features.float_bits`), which expose floating-point holes such as
+        ``value + noise`` computed in float64 (Mironov 2012). ``False`` looks at the values only
+        — the idealised real-valued mechanism's view.
+    executor
+        ``None`` (draw in this process), a :class:`concurrent.futures.Executor` or a Dask
+        ``distributed.Client``: the confirmation chunks (:data:`CHUNK` outputs each, with their
+        own seeds) are drawn and counted on its workers and only the counts come back.
+        Exploration stays in this process. The result does not depend on the executor or on
+        the number of workers. The mechanism, datasets and feature map must be picklable for
+        process-based executors.
+    checkpoint
+        ``None`` or a file path: after every finished confirmation chunk the counts so far are
+        saved there (JSON, atomically); rerunning the same audit with the same path draws only
+        the missing chunks and gives the same result bit for bit (:mod:`dpcheck.core.checkpoint`).
+        A checkpoint written by an audit with other arguments is refused. The file is kept
+        after the audit (a rerun then only recomputes exploration).
+
+    ties
+        Randomise the boundary atom of chosen half-line events on discrete features
+        (:mod:`dpcheck.events.ties`; DP-Sniper's randomised threshold). Off by default: the
+        bound is flat in the event's mass near its optimum, and choosing γ adds selection
+        noise (measurements: ``benchmarks/README.md``).
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    InvalidArgument
+        For invalid arguments, non-neighbouring datasets, or a mechanism that raises or returns
+        the wrong shape or NaN.
+    WorkerLost
+        If ``executor`` lost a worker process and cannot redraw its chunks (a broken process
+        pool); Dask redraws them elsewhere.
+
+    References
+    ----------
+    See the module docstring (design §4 rules 1–5).
+
+    Examples
+    --------
+    >>> import numpy as np, dpcheck
+    >>> def laplace_count(data, size, rng):
+    ...     return np.sum(data) + rng.laplace(0.0, 1.0, size)
+    >>> r = dpcheck.audit(laplace_count, [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),
+    ...                   samples=200_000, seed=1)
+    >>> r.violation, 0.85 < r.epsilon_lower <= 1.0
+    (False, True)
+    """
+    start = time.perf_counter()
+    samples = check_int(samples, "samples", minimum=2)
+    setup = setup_audit(
+        mechanism, claim, samples=samples, alpha=alpha, seed=seed, relation=relation,
+        features=features, candidates=candidates, explore_fraction=explore_fraction,
+        max_atoms=max_atoms, progress=progress, float_features=float_features,
+        executor=executor, checkpoint=checkpoint, ties=ties)
+    if relation is not None:
+        relation.check(d, d_prime)
+    n_explore = exploration_size(samples, setup.explore_fraction)
+    explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
+    return finish(setup, explored, start=start)
+
+
+def finish(
+    setup: Setup, explored: Explored, *, start: float, done: int | None = None,
+    total: int | None = None,
+) -> AuditResult:
+    """Confirm the events of ``explored`` on fresh samples and certify them (steps 2 and 3 of
+    the module docstring). ``done``/``total``: progress already made and planned (both sides;
+    default: this pair's exploration and its whole budget)."""
+    explore_seconds = time.perf_counter() - start  # everything before confirmation
+    n_explore, n_confirm = explored.out_d.shape[0], explored.n_confirm
+    samples = n_explore + n_confirm
+    saved = _open_checkpoint(setup, explored, samples)
+    sizes = confirmation_sizes(explored)
+    chosen = explored.chosen
+    if saved is not None:
+        saved.bind(tuple((c.event, c.partner, c.direction, c.method) for c in chosen),
+                   [f"{c.event.describe()} ({c.direction})" for c in chosen], sizes)
+    out_d = explored.out_d
+    counts = confirm_counts(setup.sampler, explored.d, explored.d_prime, explored.featurizer,
+                            chosen, sizes, explored.seed_seq, (out_d.shape[1:], out_d.dtype.kind),
+                            setup.progress, 2 * n_explore if done is None else done,
+                            2 * samples if total is None else total, setup.executor, saved)
+    certified = setup.certifier.certify(setup.claim, chosen,
+                                        oriented_counts(chosen, counts, sizes), setup.alpha)
+    return _result(setup, explored, certified, start=start, explore_seconds=explore_seconds)
+
+
+def confirmation_sizes(explored: Explored) -> tuple[int, int]:
+    """Confirmation outputs per side: ``Poisson(n − 3√n)`` each from their own stream, drawn
+    before any confirmation output, when the audit is Poissonized; else ``n`` each."""
+    n_confirm = explored.n_confirm
+    if not explored.poisson:
+        return n_confirm, n_confirm
+    size_rng = generator(explored.seed_seq, "confirm-size")
+    a, b = (int(v) for v in size_rng.poisson(poisson_size(n_confirm), 2))
+    return a, b
+
+
+def _open_checkpoint(setup: Setup, explored: Explored, samples: int) -> Checkpoint | None:
+    """The audit's checkpoint (``None`` without one), fingerprinted with every argument that
+    determines its counts."""
+    if setup.checkpoint is None:
+        return None
+    seed_seq = explored.seed_seq
+    return Checkpoint.open(setup.checkpoint, fingerprint(
+        setup.mechanism, explored.d, explored.d_prime, setup.claim, samples=samples,
+        alpha=setup.alpha, chunk=_confirmation.CHUNK,
+        seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
+        candidates=setup.candidates, explore_fraction=setup.explore_fraction,
+        max_atoms=setup.max_atoms, float_features=setup.float_features, ties=setup.ties,
+        features=None if setup.features is None else stable_name(setup.features)))
+
+
+def _result(setup: Setup, explored: Explored, certified: Certified, *, start: float,
+            explore_seconds: float) -> AuditResult:
+    """The :class:`AuditResult` of a certified audit (with the exact analysis when the
+    mechanism has a pmf)."""
+    claim, mechanism, seed_seq = setup.claim, setup.mechanism, explored.seed_seq
+    d, d_prime = explored.d, explored.d_prime
+    n_explore = explored.out_d.shape[0]
+    exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim,
+                                                    explored.out_d, explored.out_dp)
+    relation = setup.relation
+    return AuditResult(
+        claim=claim,
+        violation=certified.violation,
+        epsilon_lower=certified.epsilon_lower,
+        delta_lower=certified.delta_lower,
+        p_value=certified.p_value,
+        witness=certified.witnesses[certified.best],
+        samples=n_explore + explored.n_confirm,
+        explore_samples=n_explore,
+        confirm_samples=explored.n_confirm,
+        alpha=setup.alpha,
+        seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
+        seconds=time.perf_counter() - start,
+        confirmed=certified.witnesses,
+        candidates_scored=explored.scored,
+        features=explored.featurizer.to_dict(),
+        mechanism=mechanism_name(mechanism),
+        relation=None if relation is None else str(getattr(relation, "name", relation)),
+        pair=(d, d_prime),
+        exact_epsilon=exact_eps,
+        exact_delta=exact_delta,
+        sampler_check=sampler_report,
+        explore_seconds=explore_seconds,
+    )
+
+
+def _exact(
+    mechanism: Any, d: Any, d_prime: Any, claim: PureDP | ApproxDP, out_d: Any, out_dp: Any
+) -> tuple[float | None, float | None, Any]:
+    """Exact loss from ``pmf`` (if the mechanism has one) and the sampler-vs-pmf check."""
+    pmf = pmf_of(mechanism)
+    if pmf is None:
+        return None, None, None
+    try:
+        p, q = pmf(d), pmf(d_prime)
+    except InvalidArgument:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-raised with context
+        raise InvalidArgument(f"mechanism.pmf raised {type(exc).__name__}: {exc}") from exc
+    try:
+        exact = privacy_loss(p, q)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"mechanism.pmf returned an invalid distribution: {exc}") from exc
+    eps = exact.epsilon
+    return (eps if math.isfinite(eps) else math.inf, exact.delta(claim.epsilon),
+            check_sampler(out_d, p, out_dp, q))

@@ -1,0 +1,128 @@
+"""Certification: from confirmation counts to the bounds a claim is judged by.
+
+Each claim type has one :class:`Certifier`. It says what exploration should look for
+(:meth:`Certifier.selection`: the δ the ε ranking subtracts, whether Poissonized confirmation
+sizes and the conditional ratio test are valid, the ε of a δ-objective candidate) and turns the
+confirmation counts of the chosen candidates into the result's bounds (:meth:`Certifier.certify`).
+:func:`certifier_for` looks the certifier of a claim up in :data:`CERTIFIERS`; a new claim type
+is a claim class (:mod:`dpcheck.claims`) plus its certifier registered there.
+
+For (ε, δ) claims each candidate's counts give one-sided Clopper–Pearson bounds at
+``alpha / candidates`` (Bonferroni over the candidates; a union bound over the two sides inside
+:func:`dpcheck.stats.event_bound`), or for ``method == "ratio"`` the exact conditional test of
+:func:`dpcheck.stats.ratio_lower`; ``epsilon_lower = max ln((p_lo − δ)/q_hi)``, ``delta_lower =
+max (p_lo − e^ε q_hi)`` (approximate claims), ``violation`` iff ``epsilon_lower > ε`` and the
+p-value is the Bonferroni-adjusted minimum.
+
+References
+----------
+C. J. Clopper, E. S. Pearson, Biometrika 26 (1934); design rules of ``shared/design.md`` §4.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from dpcheck.claims import ApproxDP, PureDP
+from dpcheck.core.results import Witness
+from dpcheck.errors import InvalidArgument
+from dpcheck.events.event import Candidate
+from dpcheck.stats import event_bound, ratio_lower, ratio_p_value, violation_p_value
+from dpcheck.validation import fmt
+
+__all__ = ["CERTIFIERS", "Certified", "Certifier", "DPCertifier", "Selection", "certifier_for"]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What exploration looks for under a claim.
+
+    ``delta``: subtracted from ``p_lo`` when candidates are ranked by their ε bound;
+    ``poissonize``: whether confirmation sizes may be Poissonized (then the conditional ratio
+    test and paired events are valid); ``delta_epsilon``: the ε at which one more candidate is
+    ranked by its projected δ bound (``None``: no such candidate)."""
+
+    delta: float
+    poissonize: bool
+    delta_epsilon: float | None
+
+
+@dataclass(frozen=True)
+class Certified:
+    """The certified bounds of one audit: every confirmed candidate's witness and the best."""
+
+    witnesses: tuple[Witness, ...]
+    best: int
+    epsilon_lower: float
+    delta_lower: float | None
+    p_value: float
+    violation: bool
+
+
+class Certifier(Protocol):
+    """How one claim type is explored for and certified."""
+
+    def selection(self, claim: Any) -> Selection: ...
+
+    def certify(self, claim: Any, chosen: Sequence[Candidate],
+                counts: Sequence[tuple[int, int, int, int]], alpha: float) -> Certified:
+        """Bounds from the oriented counts ``(k_p, n_p, k_q, n_q)`` of each candidate, jointly
+        valid with probability ≥ ``1 − alpha``."""
+        ...
+
+
+@dataclass(frozen=True)
+class DPCertifier:
+    """Certifier of (ε, δ) claims: ``PureDP`` (``pure=True``: Poissonized confirmation, the
+    conditional ratio test, no δ bound) and ``ApproxDP`` (a δ-objective candidate and
+    ``delta_lower``)."""
+
+    pure: bool
+
+    def selection(self, claim: PureDP | ApproxDP) -> Selection:
+        return Selection(delta=claim.delta, poissonize=self.pure,
+                         delta_epsilon=None if self.pure else claim.epsilon)
+
+    def certify(self, claim: PureDP | ApproxDP, chosen: Sequence[Candidate],
+                counts: Sequence[tuple[int, int, int, int]], alpha: float) -> Certified:
+        level = alpha / len(chosen)
+        witnesses = []
+        p_values = []
+        for cand, (k_p, n_p, k_q, n_q) in zip(chosen, counts):
+            bound = event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=level)
+            if cand.method == "ratio":
+                bound = dataclasses.replace(bound, ratio_low=ratio_lower(k_p, k_q, alpha=level))
+                p_values.append(ratio_p_value(k_p, k_q, epsilon=claim.epsilon))
+            else:
+                p_values.append(violation_p_value(k_p, max(n_p, 1), k_q, max(n_q, 1),
+                                                  epsilon=claim.epsilon, delta=claim.delta))
+            witnesses.append(Witness(cand.event, cand.direction, bound, cand.partner))
+        eps_bounds = [w.bound.epsilon_lower(claim.delta) for w in witnesses]
+        best = int(np.argmax(eps_bounds))
+        delta_lower = (None if self.pure else
+                       max(w.bound.delta_lower(claim.epsilon) for w in witnesses))
+        return Certified(tuple(witnesses), best, eps_bounds[best], delta_lower,
+                         min(1.0, len(chosen) * min(p_values)),
+                         bool(eps_bounds[best] > claim.epsilon))
+
+
+#: The certifier of each claim type :func:`dpcheck.audit` accepts.
+CERTIFIERS: dict[type, Certifier] = {
+    PureDP: DPCertifier(pure=True),
+    ApproxDP: DPCertifier(pure=False),
+}
+
+
+def certifier_for(claim: Any) -> Certifier:
+    """The certifier of ``claim``'s type; :class:`~dpcheck.errors.InvalidArgument` if the
+    auditor has none."""
+    certifier = next((CERTIFIERS[t] for t in type(claim).__mro__ if t in CERTIFIERS), None)
+    if certifier is None:
+        names = " or ".join(f"dpcheck.{t.__name__}" for t in CERTIFIERS)
+        raise InvalidArgument(f"claim={fmt(claim)} must be a {names}")
+    return certifier

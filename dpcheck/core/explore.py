@@ -1,0 +1,207 @@
+"""Exploration: validate an audit's arguments, draw the exploration sample, choose the events.
+
+:func:`setup_audit` validates everything but the pair (and finds the claim's certifier,
+:mod:`dpcheck.core.certify`); :func:`explore` draws ``n_explore`` outputs per side on their own
+seed streams, fits the featurizer (:mod:`dpcheck.features`) and chooses the candidates to
+confirm (:func:`dpcheck.events.select.select_events`, optionally randomised boundary atoms,
+:mod:`dpcheck.events.ties`). Nothing drawn here is counted again for confirmation (design §4
+rule 1). :class:`Setup` and :class:`Explored` carry one audit from here to
+:func:`dpcheck.core.audit.finish`; :func:`dpcheck.audit_pairs` shares them across pairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcheck.core.certify import Certifier, certifier_for
+from dpcheck.core.executor import check_executor
+from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
+from dpcheck.events.event import Candidate, Event
+from dpcheck.events.select import select_events
+from dpcheck.events.ties import randomise_ties
+from dpcheck.features.feature import FeatureMap
+from dpcheck.features.featurizer import Featurizer
+from dpcheck.internal.rng import generator
+from dpcheck.mechanism import as_sampler, draw, mechanism_name
+from dpcheck.validation import check_alpha, check_int, check_probability, check_seed
+
+__all__ = ["Explored", "Setup", "explore", "exploration_size", "setup_audit", "POISSON_MIN"]
+
+_MIN_EXPLORE = 1000
+#: Pure claims with at least this many confirmation outputs per side Poissonize the
+#: confirmation sizes (enables the conditional ratio test).
+POISSON_MIN = 400
+
+
+def exploration_size(samples: int, fraction: float = 0.1) -> int:
+    """Outputs per side used for selection: ``fraction·samples``, but at least
+    ``min(1000, samples // 2)`` and at most ``samples // 2``."""
+    floor = min(_MIN_EXPLORE, samples // 2)
+    return int(min(samples // 2, max(floor, round(fraction * samples))))
+
+
+@dataclass(frozen=True, eq=False)
+class Setup:
+    """The validated arguments of one audit (shared by the pairs of :func:`dpcheck.audit_pairs`)."""
+
+    mechanism: Any
+    sampler: Any
+    claim: Any
+    certifier: Certifier
+    alpha: float
+    seed_seq: np.random.SeedSequence
+    relation: Any
+    features: FeatureMap | None
+    candidates: int
+    explore_fraction: float
+    max_atoms: int
+    progress: Callable[[int, int], None] | None
+    float_features: bool
+    executor: Any
+    checkpoint: str | os.PathLike[str] | None
+    ties: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Explored:
+    """One pair after exploration: the events chosen for ``n_confirm`` confirmation outputs per
+    side, and ``score``, the best of their projected bounds on the validation half."""
+
+    d: Any
+    d_prime: Any
+    seed_seq: np.random.SeedSequence
+    out_d: NDArray[Any]
+    out_dp: NDArray[Any]
+    featurizer: Featurizer
+    chosen: list[Candidate]
+    scored: int
+    n_confirm: int
+    poisson: bool
+
+    @property
+    def score(self) -> float:
+        return max(c.score for c in self.chosen)
+
+
+def setup_audit(
+    mechanism: Any, claim: Any, *, samples: Any, alpha: Any, seed: Any, relation: Any,
+    features: Any, candidates: Any, explore_fraction: Any, max_atoms: Any, progress: Any,
+    float_features: Any, executor: Any, checkpoint: Any, ties: Any,
+) -> Setup:
+    """Validate the arguments of :func:`audit` (everything but the pair itself)."""
+    certifier = certifier_for(claim)
+    check_int(samples, "samples", minimum=2)
+    alpha = check_alpha(alpha)
+    seed_seq = check_seed(seed)
+    candidates = check_int(candidates, "candidates", minimum=1)
+    max_atoms = check_int(max_atoms, "max_atoms", minimum=1)
+    explore_fraction = check_probability(explore_fraction, "explore_fraction")
+    if not 0.0 < explore_fraction < 1.0:
+        raise InvalidArgument(f"explore_fraction={explore_fraction!r} must be in (0, 1)")
+    if progress is not None:
+        try:
+            inspect.signature(progress).bind(0, 0)
+        except TypeError as exc:
+            raise InvalidArgument(
+                f"progress={progress!r} must be callable as progress(done, total) or None"
+            ) from exc
+        except ValueError:  # builtins without a signature: trust them
+            pass
+    if relation is not None and (
+            isinstance(relation, type) or not callable(getattr(relation, "check", None))):
+        raise InvalidArgument(f"relation={relation!r} must be a dpcheck neighbour relation")
+    executor = check_executor(executor)
+    sampler = as_sampler(mechanism)
+    if not isinstance(float_features, bool):
+        raise InvalidArgument(f"float_features={float_features!r} must be True or False")
+    if not isinstance(ties, bool):
+        raise InvalidArgument(f"ties={ties!r} must be True or False")
+    return Setup(mechanism, sampler, claim, certifier, alpha, seed_seq, relation, features, candidates,
+                 explore_fraction, max_atoms, progress, float_features, executor, checkpoint,
+                 ties)
+
+
+def explore(
+    setup: Setup, d: Any, d_prime: Any, *, n_explore: int, n_confirm: int,
+    seed_seq: np.random.SeedSequence | None = None,
+    prior: tuple[NDArray[Any], NDArray[Any]] | None = None, stream: str = "explore",
+) -> Explored:
+    """Draw ``n_explore`` outputs per side and choose the events to confirm on ``n_confirm``
+    fresh outputs per side (design §4 rule 1: nothing drawn here is counted again).
+
+    ``prior``: outputs of D and D′ from earlier exploration (never counted for confirmation),
+    put in front of the ``n_explore`` new ones; ``stream`` names the seed stream of the new
+    ones (distinct names give independent outputs)."""
+    seed_seq = setup.seed_seq if seed_seq is None else seed_seq
+    mechanism, sampler, claim = setup.mechanism, setup.sampler, setup.claim
+    trailing = kind = None
+    if prior is not None:
+        trailing, kind = prior[0].shape[1:], prior[0].dtype.kind
+    before = _global_state()
+    out_d = draw(sampler, d, n_explore, generator(seed_seq, stream, 0), arg="mechanism",
+                 trailing=trailing, kind=kind)
+    if _global_state() != before:
+        warnings.warn(
+            f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
+            "the rng it is given: the audit's seed does not determine its outputs, so results "
+            "cannot be replayed", GlobalRandomStateWarning, stacklevel=3)
+    out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, stream, 1),
+                  arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
+    if prior is not None:
+        out_d = np.concatenate([prior[0], out_d])
+        out_dp = np.concatenate([prior[1], out_dp])
+    featurizer = Featurizer.build(out_d, setup.features, out_dp,
+                                  float_bits=setup.float_features)
+    wanted = setup.certifier.selection(claim)
+    poisson = wanted.poissonize and n_confirm >= POISSON_MIN
+    cols_d, cols_dp = featurizer(out_d), featurizer(out_dp)
+    k = setup.candidates
+    chosen, scored = select_events(
+        cols_d, cols_dp, featurizer.features, n_confirm=n_confirm,
+        alpha_each=setup.alpha / (2 * k), delta=wanted.delta, k=k,
+        max_atoms=setup.max_atoms, ratio=poisson, delta_epsilon=wanted.delta_epsilon,
+    )
+    if setup.ties:  # randomised boundary atoms (dpcheck.events.ties), chosen on the exploration sample
+        chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
+                                alpha_each=setup.alpha / (2 * len(chosen)), delta=wanted.delta)
+    chosen = _label_rows(chosen, featurizer, out_d, out_dp)
+    return Explored(d, d_prime, seed_seq, out_d, out_dp, featurizer, chosen, scored, n_confirm,
+                    poisson)
+
+
+def _global_state() -> tuple[int, bytes]:
+    """A fingerprint of NumPy's legacy global random state (position and key words)."""
+    state = np.random.get_state(legacy=False)
+    inner = state["state"] if isinstance(state, dict) else None
+    if inner is not None and "key" in inner:
+        return int(inner["pos"]), np.asarray(inner["key"]).tobytes()
+    return 0, repr(state).encode()
+
+
+def _label_rows(
+    chosen: list[Candidate], featurizer: Featurizer, out_d: Any, out_dp: Any
+) -> list[Candidate]:
+    """Give atom events of row features the labels their family makes (the rows, or their
+    cells in words; looked up on the exploration outputs, for the chosen events only), so
+    witnesses read ``row in {(1, 0, -1), …}``."""
+    labelled = []
+    for cand in chosen:
+        ev = cand.event
+        if ev.kind == "atoms":
+            def rows(ev: Event = ev) -> Any:
+                return np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
+                                       out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])
+            labels = featurizer.row_labels(ev.feature, rows)
+            if labels is not None:
+                cand = dataclasses.replace(cand, event=dataclasses.replace(ev, labels=labels))
+        labelled.append(cand)
+    return labelled

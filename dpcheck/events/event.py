@@ -1,0 +1,158 @@
+"""Events: fixed sets of outputs described by one feature, and the candidates chosen to confirm.
+
+An :class:`Event` is a half-line, an interval, a two-tailed complement or a set of atoms of one
+feature column (:mod:`dpcheck.features`); a :class:`Candidate` is an event with the direction
+it is tested in and the statistic that will certify it. Both are fixed before any confirmation
+output is drawn, so every certified bound is about a fixed measurable set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Event", "Candidate", "Direction", "Kind"]
+
+Direction = Literal["d>d_prime", "d_prime>d"]
+Kind = Literal["le", "gt", "interval", "outside", "atoms"]
+
+
+@dataclass(frozen=True, eq=False)
+class Event:
+    """A fixed set of outputs, described by one feature.
+
+    ``kind`` is ``"le"`` (feature ≤ high), ``"gt"`` (feature > low), ``"interval"``
+    (low < feature ≤ high), ``"outside"`` (feature ≤ low or feature > high) or ``"atoms"``
+    (feature ∈ values). ``labels`` are human-readable forms of the values (for hashed rows:
+    the output rows themselves, as seen during exploration). ``tie_value``/``tie``: a
+    randomised event (:mod:`dpcheck.events.ties`) that also holds each output equal to ``tie_value``
+    with probability ``tie``; :meth:`mask` and :meth:`count` are its deterministic part,
+    :meth:`count_random` draws the coins.
+    """
+
+    feature: int
+    feature_name: str
+    kind: Kind
+    low: float | None = None
+    high: float | None = None
+    values: NDArray[Any] = field(default_factory=lambda: np.empty(0))
+    labels: tuple[Any, ...] = ()
+    tie_value: float | None = None
+    tie: float = 0.0
+
+    def ties(self, columns: list[NDArray[Any]]) -> int:
+        """Outputs at the randomised boundary value ``tie_value`` (0 for a plain event)."""
+        if self.tie_value is None or self.tie == 0.0:
+            return 0
+        return int(np.count_nonzero(columns[self.feature] == self.tie_value))
+
+    def count_random(self, columns: list[NDArray[Any]], coins: np.random.Generator) -> int:
+        """Outputs in the event, each output at ``tie_value`` counted with probability ``tie``
+        (Bichsel et al. 2021 §4: the randomised threshold of the optimal attack). The coins of
+        the ``m`` tied outputs are independent, so their count is drawn as ``Binomial(m,
+        tie)`` from ``coins`` — a Bernoulli indicator per output, so the counts stay binomial
+        (Poisson with Poissonized sizes) and the exact tests apply unchanged."""
+        base = self.count(columns)
+        m = self.ties(columns)
+        return base + int(coins.binomial(m, self.tie)) if m else base
+
+    def mask(self, columns: list[NDArray[Any]]) -> NDArray[np.bool_]:
+        """Boolean membership of each output (given its feature columns)."""
+        x = columns[self.feature]
+        if self.kind == "le":
+            return x <= self.high
+        if self.kind == "gt":
+            return x > self.low
+        if self.kind == "interval":
+            return (x > self.low) & (x <= self.high)
+        if self.kind == "outside":
+            return (x <= self.low) | (x > self.high)
+        vals = self.values
+        if vals.size == 0:
+            return np.zeros(x.shape[0], dtype=bool)
+        idx = np.minimum(np.searchsorted(vals, x), vals.size - 1)
+        return vals[idx] == x
+
+    def count(self, columns: list[NDArray[Any]]) -> int:
+        """Number of outputs in the event."""
+        return int(np.count_nonzero(self.mask(columns)))
+
+    def describe(self) -> str:
+        """Human-readable form, e.g. ``output ≤ -0.25`` or ``row ∈ {…3 values…}``."""
+        f = self.feature_name
+        if self.tie_value is not None and self.tie > 0.0:
+            plain = dataclasses.replace(self, tie_value=None, tie=0.0).describe()
+            return f"{plain}, or {f} = {self.tie_value:.6g} with probability {self.tie:.4g}"
+        if self.kind == "le":
+            return f"{f} <= {self.high:.6g}"
+        if self.kind == "gt":
+            return f"{f} > {self.low:.6g}"
+        if self.kind == "interval":
+            return f"{self.low:.6g} < {f} <= {self.high:.6g}"
+        if self.kind == "outside":
+            return f"{f} <= {self.low:.6g} or {f} > {self.high:.6g}"
+        items = self.labels if self.labels else self.values
+        shown = ", ".join(_show(v) for v in items[:5])
+        more = f", … ({self.values.size} values)" if self.values.size > 5 else ""
+        return f"{f} in {{{shown}{more}}}"
+
+    def to_dict(self, max_values: int = 1000) -> dict[str, object]:
+        """JSON-safe machine form (atom lists longer than ``max_values`` are truncated)."""
+        out: dict[str, object] = {"feature": self.feature_name, "kind": self.kind}
+        if self.low is not None:
+            out["low"] = float(self.low)
+        if self.high is not None:
+            out["high"] = float(self.high)
+        if self.tie_value is not None and self.tie > 0.0:
+            out["tie_value"] = float(self.tie_value)
+            out["tie_probability"] = float(self.tie)
+        if self.kind == "atoms":
+            out["n_values"] = int(self.values.size)
+            out["values"] = [_json_value(v) for v in self.values[:max_values]]
+            out["values_truncated"] = bool(self.values.size > max_values)
+            if self.labels:
+                out["rows"] = [_json_value(v) for v in self.labels[:max_values]]
+        return out
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_show(x) for x in v) + ")"
+    return f"{v:.6g}" if isinstance(v, (float, np.floating)) else str(_json_value(v))
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, tuple):
+        return [_json_value(x) for x in v]
+    return v
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An event chosen on the exploration sample, with the direction it is tested in.
+
+    ``direction == "d>d_prime"`` means the event is claimed more likely under D (``p`` is
+    ``P[M(D) ∈ S]``); ``explore_p`` / ``explore_q`` are its counts on the validation half of
+    the exploration sample, in that order, and ``score`` its projected bound there. ``method``
+    is the confirmation statistic projected to be sharper: ``"union"`` (two Clopper–Pearson
+    bounds) or ``"ratio"`` (the conditional test of :func:`dpcheck.stats.ratio_lower`, only
+    offered when confirmation sizes are Poissonized). ``partner``: for a paired event
+    (:mod:`dpcheck.events.paired`), the disjoint event counted in the *other* direction; the counts are
+    then combined and certified by the conditional test.
+    """
+
+    event: Event
+    direction: Direction
+    score: float
+    explore_p: int
+    explore_q: int
+    method: Literal["union", "ratio"] = "union"
+    partner: Event | None = None

@@ -1,0 +1,81 @@
+"""Features: scalar views of mechanism outputs on which events are defined.
+
+A :class:`Feature` names one column of the feature matrix (``output``, ``output[3]``,
+``lsb(output)``, ``llr(output)``, ``row``, …) and says whether it is *ordered* (thresholds and
+atoms) or *categorical* (atoms only), and whether it is an *aggregate* score of the whole row
+(whose balanced paired events get slots of their own, :mod:`dpcheck.events.paired`). The
+families that make features are in :mod:`dpcheck.features.family`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcheck.errors import InvalidArgument
+
+__all__ = ["Feature", "FeatureMap", "row_hash", "apply_user_map"]
+
+#: A user feature map: ``outputs -> (n,) or (n, m)`` numeric array.
+FeatureMap = Callable[[NDArray[Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """One scalar view of the outputs: ``ordered`` (thresholds and atoms) or categorical;
+    ``aggregate``: a score of the whole output row (sum, learned scores)."""
+
+    name: str
+    ordered: bool
+    aggregate: bool = False
+
+
+def row_hash(rows: NDArray[Any]) -> NDArray[np.uint64]:
+    """A 64-bit hash of each row of ``rows`` (any dtype), vectorised over rows.
+
+    Collisions only merge outputs into one event, which keeps every event a fixed set: they cost
+    power (with probability ~2⁻⁶⁴ per pair), never validity.
+    """
+    arr = np.asarray(rows)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.dtype.kind == "f":
+        arr = arr + 0.0  # -0.0 and 0.0 compare equal, so they must hash equal
+    arr = np.ascontiguousarray(arr)
+    raw = arr.view(np.uint8).reshape(arr.shape[0], -1)
+    pad = (-raw.shape[1]) % 8
+    if pad:
+        raw = np.concatenate([raw, np.zeros((raw.shape[0], pad), np.uint8)], axis=1)
+    words = np.ascontiguousarray(raw).view(np.uint64)
+    h = np.full(arr.shape[0], 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for j in range(words.shape[1]):  # loop over 8-byte columns, never over samples
+        h ^= words[:, j]
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def apply_user_map(user_map: FeatureMap, outputs: NDArray[Any]) -> NDArray[np.float64]:
+    try:
+        mapped = np.asarray(user_map(outputs))
+    except Exception as exc:  # noqa: BLE001 - re-raised with context
+        raise InvalidArgument(f"features raised {type(exc).__name__}: {exc}") from exc
+    if mapped.ndim == 1:
+        mapped = mapped[:, None]
+    if mapped.ndim != 2 or mapped.shape[0] != outputs.shape[0] or mapped.shape[1] == 0:
+        raise InvalidArgument(
+            f"features returned shape {mapped.shape} for {outputs.shape[0]} outputs; it must "
+            f"return shape ({outputs.shape[0]},) or ({outputs.shape[0]}, m) with m >= 1"
+        )
+    if mapped.dtype.kind not in "iufb":
+        raise InvalidArgument(f"features returned dtype {mapped.dtype}; it must be numeric")
+    mapped = mapped.astype(np.float64)
+    if np.isnan(mapped).any():
+        raise InvalidArgument("features returned NaN")
+    return mapped
