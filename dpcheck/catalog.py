@@ -58,6 +58,8 @@ class CatalogEntry:
     tests: tuple[str, ...] = ()
     note: str = ""
     mutants: tuple[str, ...] = ()
+    slack: float | None = None
+    detectable_overspend: float | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -67,7 +69,8 @@ class CatalogEntry:
     def to_dict(self) -> dict[str, object]:
         """JSON-safe form."""
         return {"paper": self.paper, "ref": self.ref, "kind": self.kind, "status": self.status,
-                "tests": list(self.tests), "mutants": list(self.mutants), "note": self.note}
+                "tests": list(self.tests), "mutants": list(self.mutants), "note": self.note,
+                "slack": self.slack, "detectable_overspend": self.detectable_overspend}
 
 
 def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
@@ -96,7 +99,8 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
         where = f"{path}: claim #{i}"
         if not isinstance(item, dict):
             raise InvalidArgument(f"{where} must be a table")
-        unknown = set(item) - {"paper", "ref", "kind", "status", "tests", "mutants", "note"}
+        unknown = set(item) - {"paper", "ref", "kind", "status", "tests", "mutants", "note",
+                               "slack", "detectable_overspend"}
         if unknown:
             raise InvalidArgument(f"{where} has unknown field(s) {sorted(unknown)}")
         for name in ("paper", "ref", "kind", "status"):
@@ -126,13 +130,32 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
         note = item.get("note", "")
         if not isinstance(note, str):
             raise InvalidArgument(f"{label}: note={note!r} must be a string")
+        slack = _sensitivity(item, "slack", 0.0, label)
+        overspend = _sensitivity(item, "detectable_overspend", 1.0, label)
+        if (slack is not None or overspend is not None) and (
+                item["status"] not in ("tested", "erratum")
+                or item["kind"] not in ("privacy", "utility")):
+            raise InvalidArgument(f"{label}: slack and detectable_overspend belong to tested "
+                                  "privacy and utility results")
         entry = CatalogEntry(item["paper"], item["ref"], item["kind"], item["status"],
-                             tuple(tests), note, tuple(mutants))
+                             tuple(tests), note, tuple(mutants), slack, overspend)
         if entry.key in seen:
             raise InvalidArgument(f"{label} duplicates an earlier entry for the same result")
         seen.add(entry.key)
         entries.append(entry)
     return entries
+
+
+def _sensitivity(item: dict[str, object], name: str, above: float, label: str) -> float | None:
+    """An optional sensitivity figure: a finite number > ``above`` (slack > 0; detectable
+    overspend > 1, a factor), or absent."""
+    value = item.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            above < float(value) < float("inf")):
+        raise InvalidArgument(f"{label}: {name}={value!r} must be a finite number > {above:g}")
+    return float(value)
 
 
 def _defined(path: Path) -> set[str]:

@@ -5,7 +5,7 @@ the zoo, an approximate-DP audit, counterexample search, closeness and generaliz
 exact-pmf audits of paper 000. Every record of its ``audit.json`` — bounds, p-values, witnesses,
 features, verdicts, the catalogue and the kill matrix — must equal the committed copy in
 ``tests/data/golden_audit.json`` after :func:`normalise` removes what legitimately varies
-(timings, run id, dates, the environment and the command line). A refactoring that changes no
+(timings, run id, dates, the environment, the command line and the copy of the catalogue). A refactoring that changes no
 behaviour passes; a change that moves one bound fails, and the diff names the record.
 
 Regenerate the copy after an *intended* change of behaviour (and say why in the commit)::
@@ -37,9 +37,11 @@ SELECTION = [
     "properties/zoo/test_zoo.py::test_correct_mechanism_passes_its_claim[geometric]",
     "properties/zoo/test_zoo.py::test_correct_mechanism_passes_its_claim[report_noisy_max_laplace]",
 ]
-#: Keys whose values vary between identical runs (wall-clock, identity of the run, machine).
+#: Keys whose values vary between identical runs (wall-clock, identity of the run, machine),
+#: and ``catalog``: a copy of ``properties/catalog.toml`` (data, tested by test_catalog.py), not
+#: a computed result.
 VARYING = frozenset({"seconds", "explore_seconds", "duration", "created", "run_id",
-                     "environment", "command"})
+                     "environment", "command", "catalog"})
 
 
 def normalise(value: Any) -> Any:

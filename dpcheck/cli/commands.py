@@ -160,10 +160,18 @@ def _list_claims(entries: Sequence[Any], path: Path, as_json: bool) -> int:
     for e in entries:
         tests = ", ".join(e.tests) if e.tests else "no tests"
         mutants = f"; mutants: {', '.join(e.mutants)}" if getattr(e, "mutants", ()) else ""
-        print(f"  {e.paper}  {e.ref:<24} {e.kind:<14} {e.status:<14} {tests}{mutants}")
+        sharp = ""
+        if e.slack is not None or e.detectable_overspend is not None:
+            sharp = (f"; slack {_figure(e.slack)}, detectable overspend "
+                     f"{_figure(e.detectable_overspend)}")
+        print(f"  {e.paper}  {e.ref:<24} {e.kind:<14} {e.status:<14} {tests}{mutants}{sharp}")
         if e.status in ("planned", "not-executable", "erratum") and e.note:
             print(f"      note: {e.note}")
     return 0
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
@@ -191,16 +199,25 @@ def _cmd_claims(args: argparse.Namespace) -> int:
                           "totals": totals, "mutant_coverage": mut,
                           "claims": [e.to_dict() for e in entries]}, indent=2))
         return 0
-    head = ["paper", *STATUSES, "total", "with mutants"]
+    head = ["paper", *STATUSES, "total", "with mutants", "with slack", "min slack",
+            "max overspend"]
 
     def with_mutants(row: dict[str, int]) -> str:
         return f"{row['with_mutants']}/{row['needing']}"
 
-    rows = [[p, *(str(c[s]) for s in STATUSES), str(sum(c.values())), with_mutants(mut[p])]
-            for p, c in cov.items()]
+    def sharpness(chosen: list[Any]) -> list[str]:
+        needing = [e for e in chosen if e.status in ("tested", "erratum")
+                   and e.kind in ("privacy", "utility")]
+        slacks = [e.slack for e in needing if e.slack is not None]
+        overs = [e.detectable_overspend for e in needing if e.detectable_overspend is not None]
+        return [f"{len(slacks)}/{len(needing)}", _figure(min(slacks) if slacks else None),
+                _figure(max(overs) if overs else None)]
+
+    rows = [[p, *(str(c[s]) for s in STATUSES), str(sum(c.values())), with_mutants(mut[p]),
+             *sharpness([e for e in entries if e.paper == p])] for p, c in cov.items()]
     total_mut = {k: sum(r[k] for r in mut.values()) for k in ("with_mutants", "needing")}
     rows.append(["total", *(str(totals[s]) for s in STATUSES), str(len(entries)),
-                 with_mutants(total_mut)])
+                 with_mutants(total_mut), *sharpness(list(entries))])
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     print(f"Claims catalogue {path}: {len(entries)} results")
     for row in [head, *rows]:
@@ -208,5 +225,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
                         for i, (c, w) in enumerate(zip(row, widths))))
     print("with mutants: tested/erratum privacy and utility results whose catalogue entry names "
           "at least one mutant (a broken variant the same test body must catch; the report's "
-          "kill matrix shows which were caught)")
+          "kill matrix shows which were caught); slack: the reference's loss at the tested "
+          "configuration / the asserted bound (utility: failure rate / beta); detectable "
+          "overspend: the smallest budget error factor the test catches with power >= 0.9")
     return 0

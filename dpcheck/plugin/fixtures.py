@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import pytest
 from dpcheck.core.accuracy import AccuracyResult, check_accuracy
 from dpcheck.core.audit import audit
 from dpcheck.core.results import AuditResult, json_safe
+from dpcheck.validation import check_real
 from dpcheck.errors import AccuracyViolation, InvalidArgument, PrivacyViolation
 from dpcheck.internal.rng import child
 from dpcheck.plugin import records as rec
@@ -23,7 +25,7 @@ from dpcheck.plugin.state import _ITEM, _info, _ItemData, _state
 from dpcheck.plugin.workers import run as run_with_executor
 
 __all__ = ["dp_seed", "dp_rng", "dp_audit", "dp_search", "dp_accuracy", "dp_check", "dp_record",
-           "dp_counterexample"]
+           "dp_sensitivity", "dp_counterexample"]
 
 
 class _Recorder:
@@ -253,6 +255,42 @@ def dp_record(_dpcheck_recorder: _Recorder) -> Any:
         if not isinstance(value, dict) or "name" in value:
             raise InvalidArgument(f"value={value!r} must be a dict without a 'name' key")
         r.add("measurement", None, None, {"name": name, **json_safe(value)})
+
+    return run
+
+
+@pytest.fixture
+def dp_sensitivity(_dpcheck_recorder: _Recorder) -> Any:
+    """``dp_sensitivity(loss=, bound=, detectable_overspend=, basis=)``: record how sharp this
+    claim test is (issue 27; catalogue fields ``slack`` and ``detectable_overspend``).
+
+    ``loss`` is the reference's exact or audited loss at the tested configuration (for a
+    utility claim: its failure rate), ``bound`` what the test asserts (ε, or β); the record's
+    ``slack`` is ``loss / bound`` (near 1: the test is tight; 0.1: a 10× overspend passes).
+    ``detectable_overspend`` is the smallest multiplicative error in the budget (noise scale,
+    sensitivity; for utility, failure-rate inflation) the test catches with probability ≥ 0.9
+    at its share of α (``None`` if not known); ``basis`` says how both were obtained."""
+    r = _dpcheck_recorder
+
+    def run(*, loss: float, bound: float, detectable_overspend: float | None,
+            basis: str) -> dict[str, Any]:
+        loss = check_real("loss", loss)
+        if not (0.0 <= loss < math.inf):
+            raise InvalidArgument(f"loss={loss!r} must be finite and >= 0")
+        bound = check_real("bound", bound)
+        if not (0.0 < bound < math.inf):
+            raise InvalidArgument(f"bound={bound!r} must be finite and > 0")
+        if detectable_overspend is not None:
+            detectable_overspend = check_real("detectable_overspend", detectable_overspend)
+            if not (1.0 < detectable_overspend < math.inf):
+                raise InvalidArgument(
+                    f"detectable_overspend={detectable_overspend!r} must be finite and > 1")
+        if not isinstance(basis, str) or not basis.strip():
+            raise InvalidArgument(f"basis={basis!r} must be a non-empty string")
+        value = {"name": "sensitivity", "loss": loss, "bound": bound, "slack": loss / bound,
+                 "detectable_overspend": detectable_overspend, "basis": basis}
+        r.add("measurement", None, None, value)
+        return value
 
     return run
 

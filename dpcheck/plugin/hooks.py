@@ -49,6 +49,7 @@ from dpcheck.plugin.controller import Controller
 from dpcheck.plugin.fixtures import (
     _dpcheck_recorder,
     dp_accuracy,
+    dp_sensitivity,
     dp_audit,
     dp_check,
     dp_counterexample,
@@ -73,7 +74,7 @@ from dpcheck.report.model import FORMATS
 
 #: fixtures defined in :mod:`dpcheck.plugin.fixtures`, re-exported so that pytest registers them
 FIXTURES = (_dpcheck_recorder, dp_accuracy, dp_audit, dp_check, dp_counterexample, dp_record,
-            dp_rng, dp_search, dp_seed)
+            dp_rng, dp_search, dp_seed, dp_sensitivity)
 
 
 # ----------------------------------------------------------------------------- options

@@ -25,7 +25,7 @@ from dpcheck.plugin.workers import PluginExecutor
 __all__: list[str] = []
 
 _STAT_FIXTURES = frozenset({"dp_audit", "dp_accuracy", "dp_search", "dp_check"})
-_ALL_FIXTURES = _STAT_FIXTURES | {"dp_record", "dp_counterexample"}  # tests in the report
+_ALL_FIXTURES = _STAT_FIXTURES | {"dp_record", "dp_counterexample", "dp_sensitivity"}  # tests in the report
 
 
 @dataclass
