@@ -250,9 +250,10 @@ def test_claims_prints_the_coverage_table(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("3 results")
     assert lines[1].split() == ["paper", "tested", "erratum", "asymptotic", "not-executable",
-                                "planned", "total", "with", "mutants"]
-    assert lines[2].split() == ["003", "1", "0", "0", "0", "1", "2", "0/1"]
-    assert lines[-2].split() == ["total", "1", "1", "0", "0", "1", "3", "1/2"]
+                                "planned", "total", "with", "mutants", "with", "slack", "min",
+                                "slack", "max", "overspend"]
+    assert lines[2].split() == ["003", "1", "0", "0", "0", "1", "2", "0/1", "0/1", "—", "—"]
+    assert lines[-2].split() == ["total", "1", "1", "0", "0", "1", "3", "1/2", "0/2", "—", "—"]
     assert lines[-1].startswith("with mutants: ")
     assert main(["claims", "--catalog", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -260,7 +261,8 @@ def test_claims_prints_the_coverage_table(tmp_path, capsys):
     assert [c["ref"] for c in data["claims"]] == ["Theorem 2.4", "Lemma 3.1", "Claim 4.1"]
     assert data["claims"][2] == {"paper": "004", "ref": "Claim 4.1", "kind": "privacy",
                                  "status": "erratum", "tests": ["properties/test_y.py::test_b"],
-                                 "mutants": ["b_leak"], "note": ""}
+                                 "mutants": ["b_leak"], "note": "", "slack": None,
+                                 "detectable_overspend": None}
     assert data["mutant_coverage"]["004"]["with_mutants"] == 1
 
 

@@ -176,18 +176,20 @@ def test_serial_and_xdist_runs_agree_alpha_is_split_and_only_the_controller_writ
     again.assert_outcomes(passed=1)
     assert untimed(document(suite.path / "replay")["records"]) == untimed(
         [r for r in a["records"] if r["nodeid"].endswith("::test_holds")])
-    assert a["summary"] == {"tests": 5, "passed": 5, "failed": 0, "violations": 0,
-                            "expected_violations": 1, "errata": 1, "missed": 0,
-                            "measurements": 2}
+    assert a["summary"] == {"tests": 5, "passed": 5, "failed": 0, "unfinished": 0,
+                            "violations": 0, "expected_violations": 1, "errata": 1,
+                            "missed": 0, "measurements": 2}
     assert len(a["holm"]) == 5
     assert a["catalog"]["coverage"]["900"]["tested"] == 3
     assert a["catalog"]["coverage"]["900"]["asymptotic"] == 1
     parallel.stdout.fnmatch_lines([
         "dpcheck: seed=7, alpha_family=0.02, scale=1, report=*parallel",
         "*family alpha=0.02 over 4 claim test(s): per-test alpha=0.005*",
-        "expected violations found (1):",
-        "errata confirmed (1):",
-        "  900: tested 3, erratum 1, asymptotic 1, not-executable 0, planned 0",
+        "1 expected violation(s) found, 1 erratum record(s) confirmed, 4 claim check(s) not "
+        "refuted (details in the report)",
+        "catalogue (*, 1 papers): tested 3, erratum 1, asymptotic 1 (dpcheck claims shows them "
+        "per paper)",
+        "PASS: 5 of 5 tests passed, no unexpected violation",
         "report: *parallel*seed7*",
     ])
 
@@ -272,7 +274,6 @@ def test_violations_and_expectations_through_the_installed_entry_point(pytester,
         "UNEXPECTED VIOLATIONS (2):",
         "  test_v.py::test_inaccurate [[]call 1[]] (900 Lemma 4): *failures*",
         "  test_v.py::test_unexpected_violation [[]call 1[]] (900 Theorem 1): S = *",
-        "expected violations found (1):",
         "MISSED violations (expected, none found) (1):",
     ])
     assert not (pytester.path / "reports").exists()

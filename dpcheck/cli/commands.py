@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -38,6 +39,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from dpcheck.core.audit import audit
     from dpcheck.report.model import atomic_write_text, dumps
 
+    if args.out:
+        _check_writable(Path(args.out), "--out")
     mechanism = load_mechanism(args.mechanism)
     d = parse_json_arg(args.data, "--data")
     d_prime = parse_json_arg(args.data_prime, "--data-prime")
@@ -87,6 +90,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.violation else 0
 
 
+def _check_writable(path: Path, name: str) -> None:
+    """Refuse an output path before the work, not after it: its folder must exist (or be
+    creatable) and be writable."""
+    folder = path.parent
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if path.is_dir():
+        raise InvalidArgument(f"{name}={str(path)!r} is a directory; name a file")
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise InvalidArgument(f"{name}={str(path)!r}: cannot write into {str(probe)!r}")
+
+
 def _executor(args: argparse.Namespace) -> Any:
     """``--scheduler ADDRESS``: a Dask client; ``--workers N``: a local process pool."""
     if args.scheduler:
@@ -116,6 +132,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     document = load_run(args.path)
     _formats(args.formats)  # bad --formats: an error before anything is printed
+    _check_writable(resolve_run(args.path).parent / "audit.md", "PATH")
     n = len(document.get("records") or [])
     print(f"dpcheck report render: {n} records of run {document.get('run_id')}; drawing figures "
           "and writing audit.md, summary.md, audit.html", file=sys.stderr, flush=True)
@@ -134,15 +151,19 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from dpcheck.report import load_run
-    from dpcheck.report.compare import compare_runs, render_comparison
+    from dpcheck.report.compare import compare_runs, render_comparison, summary_text
     from dpcheck.report.strict_json import dumps_strict
 
     result = compare_runs(load_run(args.a), load_run(args.b), common_only=args.common_only,
-                          fail_on=args.fail_on)
+                          fail_on=args.fail_on, strict=args.strict)
     if args.json:
         print(dumps_strict(result, indent=1))
+    elif args.summary:
+        print(summary_text(result), end="")
     else:
         print(render_comparison(result), end="")
+    for warning in result["warnings"]:
+        print(f"dpcheck report compare: warning: {warning}", file=sys.stderr)
     if result["failed"]:
         print("dpcheck report compare: FAIL: " + "; ".join(result["reasons"]), file=sys.stderr)
         return 1

@@ -2,7 +2,8 @@
 
 Subcommands: ``audit`` (audit a mechanism named by import path), ``report render`` / ``report
 compare`` (re-render or diff run reports) and ``claims`` (coverage of the claims catalogue).
-Exit status: 0 success / no violation, 1 violation found, 2 invalid arguments.
+Exit status: 0 success / no violation, 1 violation found or gate failed, 2 invalid arguments or
+unreadable input, 3 internal error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -138,11 +139,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      "violations, catalogue coverage.")
     rc.add_argument("a", metavar="A", help="run directory or audit.json (before)")
     rc.add_argument("b", metavar="B", help="run directory or audit.json (after)")
-    rc.add_argument("--fail-on", default="violation", metavar="LIST",
+    rc.add_argument("--fail-on", default="violation,missed,failure", metavar="LIST",
                     help="exit 1 when B has changes of these kinds (comma-separated): violation "
                          "(new unexpected violations), missed (expected violations now missed), "
-                         "failure (tests newly failing), regression (ε lower bounds or failure "
-                         "rates up beyond seed-to-seed noise), any, none (default: violation)")
+                         "failure (tests newly failing, or B incomplete), regression (ε lower "
+                         "bounds or failure rates up beyond seed-to-seed noise), any, none "
+                         "(default: violation,missed,failure)")
+    rc.add_argument("--strict", action="store_true",
+                    help="also exit 1 when the runs' settings differ (seed, alpha, scale, "
+                         "dpcheck version; always shown as warnings)")
+    rc.add_argument("--summary", action="store_true",
+                    help="print a one-screen summary instead of the full comparison")
     rc.add_argument("--common-only", action="store_true",
                     help="compare only tests and records present in both runs")
     rc.add_argument("--json", action="store_true",
@@ -173,8 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status of an internal error (a bug of dpcheck, as pytest's 3): never 1, which means
+#: "violation found" / "gate failed".
+INTERNAL_ERROR = 3
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0, 1 = violation, 2 = bad arguments)."""
+    """Run the command line; returns the exit status (0 success, 1 violation found or gate
+    failed, 2 bad arguments or unreadable input, 3 internal error, 130 interrupted)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -197,3 +210,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `dpcheck claims --list | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a file that cannot be read or written: the input's fault
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"dpcheck {args.command}: error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a bug of dpcheck: one line, distinct status
+        print(f"dpcheck {args.command}: internal error: {type(exc).__name__}: {exc} (please "
+              "report it; rerun with python -X dev -m dpcheck ... for the traceback)",
+              file=sys.stderr)
+        if os.environ.get("DPCHECK_TRACEBACK"):
+            raise
+        return INTERNAL_ERROR

@@ -39,9 +39,30 @@ def _environment(root: Path, workers: int) -> dict[str, Any]:
             "xdist_workers": workers, "git_commit": _git_commit(root)}
 
 
+def _interruption(session: Any, tests: Mapping[str, dict[str, Any]]) -> str | None:
+    """Why the session did not run to its end (``None``: it did): Ctrl-C, ``-x`` /
+    ``--maxfail``, or tests that started and never finished."""
+    import pytest
+
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "interrupted (KeyboardInterrupt)"
+    if getattr(session, "shouldstop", False):
+        return f"stopped early: {session.shouldstop}"
+    if getattr(session, "shouldfail", False):
+        return f"stopped early: {session.shouldfail}"
+    unfinished = sum(t["outcome"] == "unfinished" for t in tests.values())
+    collected = getattr(session, "testscollected", 0) or 0
+    if unfinished:
+        return f"{unfinished} test(s) started and did not finish"
+    if collected and len(tests) < collected:
+        return f"{collected - len(tests)} of {collected} collected test(s) did not run"
+    return None
+
+
 def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
                    tests: Mapping[str, dict[str, Any]], records: list[dict[str, Any]],
-                   catalog: dict[str, Any] | None, root: Path, workers: int) -> dict[str, Any]:
+                   catalog: dict[str, Any] | None, root: Path, workers: int,
+                   interrupted: str | None = None) -> dict[str, Any]:
     """The run document handed to :func:`dpcheck.report.write_run` (schema_version 2,
     ``dpcheck/schemas/run.schema.json``)."""
     from dpcheck.stats import holm
@@ -66,10 +87,13 @@ def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
                   "p_holm": float(p)} for r, p in zip(audits, adjusted)],
         "catalog": catalog,
         "kill_matrix": kill_matrix(test_list, records),
+        "interrupted": interrupted is not None,
+        "interruption": interrupted,
         "summary": {
             "tests": len(test_list),
             "passed": sum(t["outcome"] == "passed" for t in test_list),
             "failed": sum(t["outcome"] in ("failed", "error") for t in test_list),
+            "unfinished": sum(t["outcome"] == "unfinished" for t in test_list),
             "violations": verdicts.count("violation"),
             "expected_violations": verdicts.count("expected-violation"),
             "errata": verdicts.count("erratum-confirmed"),
@@ -87,9 +111,11 @@ def summary_lines(records: list[dict[str, Any]], *, alpha_family: float, m: int,
              f"{per_test:.3g}; call i of a test uses alpha_test*6/(pi^2 i^2)"]
     records = sorted(records, key=lambda r: (r["nodeid"], r["call"]))
     groups = [("UNEXPECTED VIOLATIONS", "violation", True),
-              ("expected violations found", "expected-violation", False),
-              ("errata confirmed", "erratum-confirmed", False),
               ("MISSED violations (expected, none found)", "missed-violation", False)]
+    found = [sum(r["verdict"] == k for r in records)
+             for k in ("expected-violation", "erratum-confirmed", "not-refuted")]
+    lines.append(f"{found[0]} expected violation(s) found, {found[1]} erratum record(s) "
+                 f"confirmed, {found[2]} claim check(s) not refuted (details in the report)")
     for title, key, witness in groups:
         hits = [r for r in records if r["verdict"] == key]
         if not hits:
@@ -101,9 +127,13 @@ def summary_lines(records: list[dict[str, Any]], *, alpha_family: float, m: int,
             lines.append(f"  {r['nodeid']} [call {r['call']}]" + (f" ({where})" if where else "")
                          + f": {tail}")
     if catalog is not None:
-        lines.append(f"catalogue coverage ({catalog['path']}):")
-        for paper, counts in catalog["coverage"].items():
-            lines.append(f"  {paper}: " + ", ".join(f"{s} {n}" for s, n in counts.items()))
+        totals: dict[str, int] = {}
+        for counts in catalog["coverage"].values():
+            for status, n in counts.items():
+                totals[status] = totals.get(status, 0) + n
+        lines.append(f"catalogue ({catalog['path']}, {len(catalog['coverage'])} papers): "
+                     + ", ".join(f"{s} {n}" for s, n in totals.items() if n)
+                     + " (dpcheck claims shows them per paper)")
     lines.append(f"report: {report}")
     return lines
 
@@ -163,17 +193,21 @@ class Controller:
         self.records: list[dict[str, Any]] = []
         self.run_dir: str | None = None
         self.write_error: str | None = None
+        self.interrupted: str | None = None
 
     def pytest_runtest_logreport(self, report: Any) -> None:
+        """Every test of the session counts in the run's verdict, as it does for pytest; tests
+        that use dpcheck also bring their claim and records."""
         info = getattr(report, "dpcheck_test", None)
-        if info is None:
-            return
-        if self.state.m is None:
+        if info is not None and self.state.m is None:
             self.state.m = info.get("n_claim_tests")
         test = self.tests.setdefault(report.nodeid, {
-            "nodeid": report.nodeid, "outcome": "passed", "duration": 0.0,
-            **{k: info.get(k) for k in ("paper", "ref", "kind", "expect", "mutant")},
-            "message": ""})
+            "nodeid": report.nodeid, "outcome": "unfinished", "duration": 0.0,
+            **{k: (info or {}).get(k) for k in ("paper", "ref", "kind", "expect", "mutant")},
+            "dpcheck": info is not None, "message": ""})
+        if info is not None and not test["dpcheck"]:  # a later phase brought the dpcheck info
+            test.update({k: info.get(k) for k in ("paper", "ref", "kind", "expect", "mutant")},
+                        dpcheck=True)
         merge_outcome(test, report)
         self.records.extend(getattr(report, "dpcheck_records", None) or [])
 
@@ -195,31 +229,41 @@ class Controller:
         cache = getattr(self.config, "cache", None)
         if cache is not None:
             cache.set("dpcheck/seed", state.root_seed)
+        self.interrupted = _interruption(session, self.tests)
         if state.report_dir is None or not self.records:
             return
         document = build_document(
             root_seed=state.root_seed, alpha_family=state.alpha_family, m=state.m or 0,
             scale=state.scale, tests=self.tests, records=self.records, catalog=self._catalog(),
-            root=self.config.rootpath, workers=len(state.nodes))
+            root=self.config.rootpath, workers=len(state.nodes),
+            interrupted=self.interrupted)
         try:
             from dpcheck.report import write_run
 
             self.run_dir = str(write_run(document, directory=state.report_dir,
-                                         formats=state.formats))
+                                         formats=state.formats,
+                                         latest=self.interrupted is None))
         except Exception as exc:  # noqa: BLE001 - shown in the summary, fails the run
             self.write_error = f"{type(exc).__name__}: {exc}"
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.records and not self.tests:
-            return
+        if not self.records and not any(t["dpcheck"] for t in self.tests.values()):
+            return  # a session that never used dpcheck gets no dpcheck summary
         tr, state = terminalreporter, self.state
         tr.write_sep("=", "dpcheck")
-        where = (self.run_dir if self.run_dir else "disabled (--dpcheck-report none)"
-                 if state.report_dir is None else "not written")
-        for line in summary_lines(self.records, alpha_family=state.alpha_family,
-                                  m=state.m or 0, catalog=self._catalog(), report=where):
+        if self.run_dir:
+            html = Path(self.run_dir).resolve() / "audit.html"
+            where = html.as_uri() if html.is_file() else str(Path(self.run_dir).resolve())
+            if self.interrupted is not None:
+                where += " (not made reports/latest: the run did not complete)"
+        else:
+            where = ("disabled (--dpcheck-report none)" if state.report_dir is None
+                     else "not written")
+        lines = summary_lines(self.records, alpha_family=state.alpha_family, m=state.m or 0,
+                              catalog=self._catalog(), report=where)
+        for line in lines[:-1]:
             tr.write_line(line)
         kills = kill_matrix(list(self.tests.values()), self.records)
         if kills:
@@ -233,3 +277,10 @@ class Controller:
                     tr.write_line(f"  {r['outcome'].upper()}: {r['nodeid']}", red=True)
         if self.write_error:
             tr.write_line(f"dpcheck: writing the report failed: {self.write_error}", red=True)
+        from dpcheck.report.overview import outcome
+
+        verdict = outcome({"tests": list(self.tests.values()), "records": self.records,
+                           "kill_matrix": kills, "interrupted": self.interrupted is not None,
+                           "interruption": self.interrupted})
+        tr.write_line(verdict.headline, red=verdict.failed, green=not verdict.failed, bold=True)
+        tr.write_line(lines[-1])  # the report's file:// URL, last

@@ -196,15 +196,21 @@ def short_message(report: Any, limit: int = 500) -> str:
 
 
 def merge_outcome(test: dict[str, Any], report: Any) -> None:
-    """Fold one phase report into the test's entry (outcome, duration, message)."""
+    """Fold one phase report into the test's entry (outcome, duration, message). A test is
+    ``unfinished`` until its call phase passes (or a phase fails or skips): a test cut off by
+    an interruption is never counted as passed."""
     test["duration"] += float(report.duration)
     if report.failed:
         new = "failed" if report.when == "call" else "error"
     elif report.skipped:
         new = "skipped"
+    elif report.when == "call":
+        new = "passed"
     else:
         return
-    rank = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+    rank = {"unfinished": -1, "passed": 0, "skipped": 1, "failed": 2, "error": 3}
     if rank[new] > rank[test["outcome"]]:
         test["outcome"] = new
-        test["message"] = short_message(report)
+        test["message"] = short_message(report) if new != "passed" else ""
+
+

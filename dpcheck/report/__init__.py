@@ -111,8 +111,9 @@ def _new_run_dir(directory: Path, run_id: str) -> Path:
 
 
 def write_run(document: Mapping[str, Any], *, directory: str | os.PathLike[str] = "reports",
-              formats: Iterable[str] | str = FORMATS) -> Path:
-    """Write a run's report into ``directory/<run_id>/`` and point ``directory/latest`` at it.
+              formats: Iterable[str] | str = FORMATS, latest: bool = True) -> Path:
+    """Write a run's report into ``directory/<run_id>/`` and point ``directory/latest`` at it
+    (``latest=False``, as for an interrupted run: leave ``latest`` where it was).
 
     ``audit.json`` is always written, first (validated; strict JSON, ``inf`` as ``"inf"``); then, as
     selected by ``formats``, ``audit.md``, ``figures/*.png`` and ``audit.html``. If any step
@@ -134,5 +135,6 @@ def write_run(document: Mapping[str, Any], *, directory: str | os.PathLike[str] 
     rest = [f for f in formats if f != "json"]
     if rest:
         render(document, run_dir, rest)
-    point_latest(directory, run_dir)
+    if latest and not document.get("interrupted"):
+        point_latest(directory, run_dir)
     return run_dir

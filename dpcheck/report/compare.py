@@ -17,8 +17,14 @@ most :data:`EPS_TOLERANCE` are equal.
 
 Gates (``fail_on``): ``violation`` (a record is an unexpected violation in B but not in A),
 ``missed`` (an expected violation — buggy variant, mutant, erratum — is missed in B but was not in
-A), ``failure`` (a test passed in A and failed in B, or is new and failed), ``regression`` (a
-significant increase of an ε lower bound or failure rate), ``any`` (all of them).
+A), ``failure`` (a test passed in A and failed in B, or is new and failed, or B did not complete),
+``regression`` (a significant increase of an ε lower bound or failure rate), ``any`` (all of
+them). By default (:data:`DEFAULT_GATES`) a comparison fails on new violations, missed expected
+violations and newly failing tests: a CI gate cannot pass on a regression unless it says so.
+
+Runs made under different settings — root seed, family α, ``--dpcheck-scale``, dpcheck version —
+differ for reasons other than the code: every such difference is a *warning* in the result (and,
+with ``strict=True``, a reason to fail), so bound changes are never shown without their cause.
 """
 
 from __future__ import annotations
@@ -29,12 +35,20 @@ from typing import Any
 
 from dpcheck.report.model import num, validate, verdict_label
 
-__all__ = ["compare", "compare_runs", "EPS_TOLERANCE", "GATES", "COMPARE_SCHEMA_VERSION"]
+__all__ = ["compare", "compare_runs", "EPS_TOLERANCE", "GATES", "DEFAULT_GATES",
+           "COMPARE_SCHEMA_VERSION", "summary_text"]
 
 #: ε lower bounds differing by at most this much are considered equal.
 EPS_TOLERANCE = 1e-9
 #: What ``fail_on`` may name.
 GATES = ("violation", "regression", "failure", "missed", "any")
+#: The gates of a comparison that names none.
+DEFAULT_GATES = ("violation", "missed", "failure")
+#: Settings whose difference between the runs is a warning: (label, getter).
+SETTINGS = (("root seed", lambda d: d.get("root_seed")),
+            ("family alpha", lambda d: d.get("alpha_family")),
+            ("scale", lambda d: d.get("scale")),
+            ("dpcheck version", lambda d: (d.get("environment") or {}).get("dpcheck")))
 #: ``schema_version`` of the comparison document.
 COMPARE_SCHEMA_VERSION = 1
 
@@ -122,7 +136,7 @@ def _gates(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
     from dpcheck.errors import InvalidArgument
 
     if fail_on is None:
-        return ()
+        return DEFAULT_GATES
     if isinstance(fail_on, str):
         fail_on = [s.strip() for s in fail_on.split(",") if s.strip()]
     items = tuple(dict.fromkeys(fail_on))
@@ -137,7 +151,8 @@ def _gates(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
 
 def compare_runs(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *,
                  common_only: bool = False,
-                 fail_on: Iterable[str] | str | None = None) -> dict[str, Any]:
+                 fail_on: Iterable[str] | str | None = None,
+                 strict: bool = False) -> dict[str, Any]:
     """How run ``doc_b`` differs from run ``doc_a``, as a JSON-safe document.
 
     Parameters
@@ -146,8 +161,11 @@ def compare_runs(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *,
         Only tests and records present in both runs (e.g. comparing a full run with a partial
         one): additions and removals are not reported.
     fail_on
-        Gates (see the module docstring); ``failed`` is true when a change of a named category
-        occurred, and ``reasons`` says which.
+        Gates (see the module docstring; default :data:`DEFAULT_GATES`, ``"none"`` for none);
+        ``failed`` is true when a change of a named category occurred, and ``reasons`` says
+        which.
+    strict
+        Also fail when the runs' settings differ (``warnings``: seed, α, scale, version).
 
     Raises
     ------
@@ -240,6 +258,13 @@ def compare_runs(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *,
         n = sum(c["category"] == "epsilon" and c.get("regression") for c in changes)
         if n:
             reasons.append(f"{n} bound(s) increased beyond seed-to-seed noise")
+    if "failure" in gates and b.get("interrupted"):
+        reasons.append("run B did not complete (" + str(b.get("interruption") or "interrupted")
+                       + ")")
+    warnings = [f"{label} differs: A {get(a)!r}, B {get(b)!r}" for label, get in SETTINGS
+                if get(a) != get(b)]
+    if strict and warnings:
+        reasons.append(f"{len(warnings)} setting(s) differ (--strict)")
 
     def run(d: Mapping[str, Any]) -> dict[str, Any]:
         return {"run_id": d.get("run_id"), "created": d.get("created"),
@@ -247,7 +272,21 @@ def compare_runs(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *,
 
     return {"schema_version": COMPARE_SCHEMA_VERSION, "a": run(a), "b": run(b),
             "common_only": common_only, "fail_on": list(gates), "failed": bool(reasons),
-            "reasons": reasons, "counts": counts, "changes": changes}
+            "reasons": reasons, "warnings": warnings, "strict": strict, "counts": counts,
+            "changes": changes}
+
+
+def summary_text(result: Mapping[str, Any]) -> str:
+    """One screen: the verdict, its reasons, the settings that differ and the change counts."""
+    verdict = "FAIL" if result["failed"] else "PASS"
+    lines = [f"{verdict}: run {result['b'].get('run_id')} against {result['a'].get('run_id')} "
+             f"(gates: {', '.join(result['fail_on']) or 'none'})"]
+    lines += [f"  reason: {r}" for r in result["reasons"]]
+    lines += [f"  warning: {w}" for w in result.get("warnings") or []]
+    counts = result["counts"]
+    lines.append("  changes: " + (", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                                  if counts else "none"))
+    return "\n".join(lines) + "\n"
 
 
 def _cell(text: Any) -> str:
@@ -287,6 +326,9 @@ def render_comparison(result: Mapping[str, Any]) -> str:
     if result["fail_on"]:
         out += [("**FAIL** (" + "; ".join(result["reasons"]) + ")" if result["failed"] else
                  "**PASS**") + f" for --fail-on {','.join(result['fail_on'])}.", ""]
+    out += [f"- warning: {w}" for w in result.get("warnings") or []]
+    if result.get("warnings"):
+        out.append("")
     by: dict[str, list[Mapping[str, Any]]] = {}
     for c in result["changes"]:
         by.setdefault(c["category"], []).append(c)

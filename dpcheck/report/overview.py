@@ -83,6 +83,7 @@ def outcome(doc: Doc) -> Outcome:
         "passed": sum(t.get("outcome") == "passed" for t in tests),
         "failed": n_failed,
         "skipped": sum(t.get("outcome") == "skipped" for t in tests),
+        "unfinished": sum(t.get("outcome") == "unfinished" for t in tests),
         "unexpected_violations": verdicts.count("violation"),
         "missed_violations": verdicts.count("missed-violation"),
         "expected_violations": verdicts.count("expected-violation"),
@@ -96,6 +97,10 @@ def outcome(doc: Doc) -> Outcome:
         "mutants_error": sum(k.get("outcome") not in ("caught", "survived") for k in kills),
     }
     reasons = []
+    if doc.get("interrupted"):
+        reasons.append(f"the run did not complete ({doc.get('interruption') or 'interrupted'})")
+    if counts["unfinished"]:
+        reasons.append(f"{counts['unfinished']} test(s) did not finish")
     if n_failed:
         reasons.append(f"{n_failed} test(s) failed")
     if counts["unexpected_violations"]:
@@ -105,7 +110,8 @@ def outcome(doc: Doc) -> Outcome:
     if counts["mutants_survived"]:
         reasons.append(f"{counts['mutants_survived']} mutant(s) survived")
     failed = bool(reasons)
-    headline = ("FAIL: " + ", ".join(reasons)) if failed else (
+    label = "INCOMPLETE" if doc.get("interrupted") else "FAIL"
+    headline = (f"{label}: " + ", ".join(reasons)) if failed else (
         f"PASS: {counts['passed']} of {counts['tests']} tests passed, no unexpected violation")
     return Outcome(failed, headline, counts, tuple(reasons))
 
