@@ -171,8 +171,13 @@ def check_accuracy(
             batch=BATCH, seed={"entropy": seed_seq.entropy,
                                "spawn_key": list(seed_seq.spawn_key)}))
     summaries: dict[int, tuple[int, np.ndarray]] = {}
+    if saved is not None:
+        saved.check_chunks((len(sizes),))
     for i, size in enumerate(sizes):
         got = None if saved is None else saved.get(0, i, 1 + min(keep, size))
+        if got is not None and got[0] > size:
+            raise InvalidArgument(f"checkpoint={str(saved.path)!r}: batch {i} counts {got[0]} "
+                                  f"failures of {size} trials: refusing to reuse it")
         if got is not None:
             summaries[i] = (int(got[0]), np.asarray(got[1:], dtype=np.float64))
     missing = [i for i in range(len(sizes)) if i not in summaries]

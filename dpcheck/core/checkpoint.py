@@ -14,11 +14,17 @@ redrawn (same seed, same outputs) and the events it selects, with the confirmati
 equal those saved, otherwise the mechanism's outputs are not determined by its seed and the
 saved counts are refused too.
 
-File format (``format = "dpcheck-audit-checkpoint"``, ``version = 1``)::
+The file also carries a *digest*: the SHA-256 of its canonical JSON content. A checkpoint whose
+content does not match its digest — a count edited by hand, a truncated or corrupted copy — is
+refused with a one-line error, never reused; so is a count larger than its chunk's number of
+outputs, or a chunk that the audit would never draw. (The digest guards against accidents, not
+against someone who recomputes it.)
 
-    {"format": ..., "version": 1, "fingerprint": {...}, "selection": "<sha256>",
+File format (``format = "dpcheck-audit-checkpoint"``, ``version = 2``)::
+
+    {"format": ..., "version": 2, "fingerprint": {...}, "selection": "<sha256>",
      "events": ["<event> (<direction>)", ...], "sizes": [n_d, n_d_prime],
-     "chunks": {"<side>/<index>": [count per event, ...], ...}}
+     "chunks": {"<side>/<index>": [count per event, ...], ...}, "digest": "<sha256>"}
 
 :func:`dpcheck.check_accuracy` (``checkpoint=PATH``) saves its batches the same way
 (:class:`AccuracyCheckpoint`, ``format = "dpcheck-accuracy-checkpoint"``): chunk ``"0/<i>"``
@@ -42,7 +48,7 @@ from dpcheck.errors import InvalidArgument
 __all__ = ["AccuracyCheckpoint", "Checkpoint", "fingerprint", "fingerprint_call"]
 
 FORMAT = "dpcheck-audit-checkpoint"
-VERSION = 1
+VERSION = 2
 
 
 def _digest(obj: Any) -> str:
@@ -52,6 +58,13 @@ def _digest(obj: Any) -> str:
     except Exception:  # noqa: BLE001 - unpicklable data: its repr stands in
         data = repr(obj).encode()
     return hashlib.sha256(data).hexdigest()
+
+
+def content_digest(doc: dict[str, Any]) -> str:
+    """SHA-256 of a checkpoint document's canonical JSON (sorted keys, no ``digest`` field)."""
+    body = {k: v for k, v in doc.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def stable_name(mechanism: Any) -> str:
@@ -117,7 +130,12 @@ class Checkpoint:
         if not isinstance(doc, dict) or doc.get("format") != cls.FORMAT \
                 or doc.get("version") != VERSION:
             raise InvalidArgument(f"checkpoint={str(p)!r} is not a dpcheck {cls.WHAT} "
-                                  f"checkpoint (format {cls.FORMAT!r} version {VERSION})")
+                                  f"checkpoint (format {cls.FORMAT!r} version {VERSION}); "
+                                  "delete it to start over")
+        if doc.get("digest") != content_digest(doc):
+            raise InvalidArgument(f"checkpoint={str(p)!r} was edited or corrupted (its content "
+                                  "does not match its digest): refusing to reuse its counts; "
+                                  "delete it to start over")
         if doc.get("fingerprint") != fp:
             old = doc.get("fingerprint") if isinstance(doc.get("fingerprint"), dict) else {}
             diff = sorted(k for k in set(old) | set(fp) if old.get(k) != fp.get(k))
@@ -150,13 +168,28 @@ class Checkpoint:
     def key(side: int, index: int) -> str:
         return f"{side}/{index}"
 
-    def get(self, side: int, index: int, n_events: int) -> list[int] | None:
-        """The saved counts of chunk ``index`` of side ``side``, or ``None``."""
+    def get(self, side: int, index: int, n_events: int,
+            size: int | None = None) -> list[int] | None:
+        """The saved counts of chunk ``index`` of side ``side``, or ``None``. ``size``: the
+        chunk's number of outputs; a saved count above it is refused."""
         counts = self.chunks.get(self.key(side, index))
         if counts is not None and len(counts) != n_events:
             raise InvalidArgument(f"checkpoint={str(self.path)!r}: chunk {self.key(side, index)} "
                                   f"has {len(counts)} counts for {n_events} events")
+        if counts is not None and size is not None and any(c > size for c in counts):
+            raise InvalidArgument(f"checkpoint={str(self.path)!r}: chunk {self.key(side, index)} "
+                                  f"counts {max(counts)} outputs of {size}: refusing to reuse "
+                                  "it; delete the checkpoint to start over")
         return counts
+
+    def check_chunks(self, n_chunks: tuple[int, int]) -> None:
+        """Refuse saved chunks the audit would never draw (side or index out of range)."""
+        for name in self.chunks:
+            side, _, index = name.partition("/")
+            if not (side.isdigit() and index.isdigit() and int(side) < len(n_chunks)
+                    and int(index) < n_chunks[int(side)]):
+                raise InvalidArgument(f"checkpoint={str(self.path)!r} holds chunk {name!r}, "
+                                      "which this audit never draws: refusing to reuse it")
 
     def record(self, side: int, index: int, counts: list[Any]) -> None:
         """Add a finished chunk and save the file atomically."""
@@ -170,6 +203,7 @@ class Checkpoint:
                "selection": self.selection, "events": self.events, "sizes": self.sizes,
                "chunks": dict(sorted(self.chunks.items(), key=lambda kv: tuple(
                    int(x) for x in kv[0].split("/"))))}
+        doc["digest"] = content_digest(doc)
         text = json.dumps(doc, indent=1)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)

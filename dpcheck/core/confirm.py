@@ -62,9 +62,11 @@ def confirm_counts(
     counts = np.zeros((len(events), 2), dtype=np.int64)
     drawn = [0]
     tasks = []
+    if saved is not None:
+        saved.check_chunks((len(chunk_sizes(sizes[0], CHUNK)), len(chunk_sizes(sizes[1], CHUNK))))
     for side, data in enumerate((d, d_prime)):
         for i, size in enumerate(chunk_sizes(sizes[side], CHUNK)):
-            old = None if saved is None else saved.get(side, i, len(events))
+            old = None if saved is None else saved.get(side, i, len(events), size)
             if old is None:
                 tasks.append((sampler, data, size, seed_seq, side, i, featurizer, events, shape))
             else:
