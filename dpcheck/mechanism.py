@@ -20,7 +20,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.errors import InvalidArgument
+from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
 
 __all__ = [
     "records_warnings",
@@ -190,7 +190,8 @@ def records_warnings(audit_fn: _F) -> _F:
         for w in caught:
             if w.filename.startswith(_PACKAGE_DIR):  # dpcheck's own: surface them as before
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-                continue
+                if not issubclass(w.category, GlobalRandomStateWarning):
+                    continue  # about the mechanism: also recorded in the result
             line = f"{w.category.__name__}: {w.message}"
             counts[line] = counts.get(line, 0) + 1
         notes = [line if n == 1 else f"{line} (x{n})" for line, n in counts.items()]

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import contextlib
 import pickle
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -135,14 +137,14 @@ def run_chunks(
         for fut in _as_completed(futures, dask):
             i = index[key(fut)]
             try:
-                results[i] = fut.result()
+                results[i] = _unwrap(fut.result())
             except Exception as exc:  # noqa: BLE001 - translated / re-raised below
                 _cancel(futures[i + 1:])
                 failed, error = i, exc
                 for j in range(i):  # the local run would have finished these first
                     if j not in seen:
                         try:
-                            results[j] = futures[j].result()
+                            results[j] = _unwrap(futures[j].result())
                         except Exception as earlier:  # noqa: BLE001
                             _cancel(futures[j + 1:failed])
                             failed, error = j, earlier
@@ -187,7 +189,36 @@ def run_pickled(payload: bytes) -> Any:
             "modules that define the mechanism, datasets and feature map must be importable "
             "on the workers (install them there; on Dask, Client.upload_file or "
             "cloudpickle.register_pickle_by_value)") from None
-    return fn(*args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    if not caught:
+        return result
+    return _Warned(result, tuple((w.category, str(w.message), w.filename, w.lineno)
+                                 for w in caught[:MAX_WORKER_WARNINGS]))
+
+
+#: Warnings of one task sent back from a worker (the rest are dropped).
+MAX_WORKER_WARNINGS = 20
+
+
+@dataclass(frozen=True)
+class _Warned:
+    """A task's result with the warnings its worker raised (category, message, file, line)."""
+
+    result: Any
+    warnings: tuple[tuple[type[Warning], str, str, int], ...]
+
+
+def _unwrap(value: Any) -> Any:
+    """A worker's result; the warnings it raised are issued again here, where the audit
+    records them (:func:`dpcheck.mechanism.records_warnings`) — a warning on a worker is not
+    lost."""
+    if not isinstance(value, _Warned):
+        return value
+    for category, message, filename, lineno in value.warnings:
+        warnings.warn_explicit(message, category, filename, lineno)
+    return value.result
 
 
 def _as_completed(futures: list[Any], dask: bool) -> Any:
