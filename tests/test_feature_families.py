@@ -104,3 +104,33 @@ def test_each_claim_type_has_one_certifier() -> None:
         certifier_for(dpcheck.Closeness(1.0))
     with pytest.raises(dpcheck.InvalidArgument, match="must be a dpcheck.PureDP"):
         dpcheck.audit(lambda d, n, rng: rng.random(n), 0, 1, dpcheck.Closeness(1.0), samples=10)
+
+
+def test_results_have_one_line_reprs() -> None:
+    """scipy-style one-line ``repr``s (issue 28): the verdict and the numbers, not a dump."""
+    def noisy(d, size, rng):
+        return float(sum(d)) + rng.laplace(0.0, 0.5, size)
+
+    r = dpcheck.audit(noisy, [1.0], [0.0], dpcheck.PureDP(1.0), samples=20_000, seed=0,
+                      float_features=False)
+    text = repr(r)
+    assert "\n" not in text and len(text) < 200 and text.startswith("AuditResult(violation=True")
+    a = dpcheck.check_accuracy(lambda size, rng: np.abs(rng.laplace(0, 1, size)), alpha=3.0,
+                               beta=0.05, trials=500, seed=0)
+    assert repr(a).startswith("AccuracyResult(violation=") and len(repr(a)) < 200
+    p = dpcheck.audit_pairs(noisy, [([1.0], [0.0]), ([0.0], [1.0])], dpcheck.PureDP(1.0),
+                            samples=20_000, seed=0, float_features=False)
+    assert repr(p).startswith("PairsResult(violation=True") and "\n" not in repr(p)
+
+
+def test_a_float_hole_witness_says_what_it_is() -> None:
+    def textbook(d, size, rng):
+        return float(sum(d)) + rng.laplace(0.0, 1.0, size)
+
+    r = dpcheck.audit(textbook, [1.0, 1.0], [1.0], dpcheck.PureDP(1.0), samples=100_000,
+                      seed=0)
+    assert r.violation and r.float_hole
+    assert "floating-point hole" in r.summary() and "float_features=False" in r.summary()
+    values = dpcheck.audit(textbook, [1.0, 1.0], [1.0], dpcheck.PureDP(1.0), samples=100_000,
+                           seed=0, float_features=False)
+    assert not values.float_hole and "floating-point hole" not in values.summary()

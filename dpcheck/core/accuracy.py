@@ -77,6 +77,13 @@ class AccuracyResult:
     seed: dict[str, object]
     name: str
 
+    def __repr__(self) -> str:
+        """One line: the verdict and the failure rate against β."""
+        return (f"AccuracyResult(violation={self.violation}, failure_rate="
+                f"{self.failure_rate:.4g}, failure_upper={self.failure_upper:.4g}, "
+                f"beta={self.beta:g}, alpha={self.alpha:g}, trials={self.trials}, "
+                f"p_value={self.p_value:.3g})")
+
     def summary(self) -> str:
         """Two lines for people."""
         verdict = "VIOLATION" if self.violation else "no violation found"

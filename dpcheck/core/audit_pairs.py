@@ -113,6 +113,12 @@ class PairsResult:
         done = self.confirmed
         return min(1.0, len(done) * min(r.p_value for r in done))
 
+    def __repr__(self) -> str:
+        """One line: the verdict over the pairs and the chosen pair's bound."""
+        return (f"PairsResult(violation={self.violation}, epsilon_lower="
+                f"{self.epsilon_lower:.4g}, p_value={self.p_value:.3g}, best={self.best}, "
+                f"pairs={len(self.results)}, confirm={self.confirm!r})")
+
     def raise_if_violation(self) -> PairsResult:
         """Raise :class:`~dpcheck.PrivacyViolation` (carrying the worst audit) if refuted."""
         if self.violation:

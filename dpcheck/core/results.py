@@ -10,6 +10,7 @@ from typing import Any
 from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.errors import PrivacyViolation
 from dpcheck.events.event import Event
+from dpcheck.features.float_bits import COLUMNS as FLOAT_BITS
 from dpcheck.stats import EventBound
 
 __all__ = ["Witness", "AuditResult", "TIMING_KEYS", "json_safe", "untimed"]
@@ -184,6 +185,19 @@ class AuditResult:
         """``True`` when the mechanism's samples contradict its own ``pmf``."""
         return bool(self.sampler_check is not None and self.sampler_check.mismatch)
 
+    def __repr__(self) -> str:
+        """One line, as scipy's result objects: the verdict and the numbers behind it."""
+        delta = "" if self.delta_lower is None else f", delta_lower={self.delta_lower:.4g}"
+        return (f"AuditResult(violation={self.violation}, epsilon_lower="
+                f"{self.epsilon_lower:.4g}{delta}, p_value={self.p_value:.3g}, claim="
+                f"{self.claim.describe()}, samples={self.samples}, mechanism={self.mechanism})")
+
+    @property
+    def float_hole(self) -> bool:
+        """Whether the witness is a floating-point hole: an event on the float64 bits of the
+        output (:mod:`dpcheck.features.float_bits`), not on its value."""
+        return self.witness is not None and self.witness.event.feature_name in FLOAT_BITS
+
     def summary(self) -> str:
         """A few lines for people: verdict, bound, witness, exact values when known."""
         verdict = "VIOLATION" if self.violation else "no violation found"
@@ -195,6 +209,10 @@ class AuditResult:
         ]
         if self.witness is not None:
             lines.append(f"  witness: {self.witness.describe()}")
+        if self.float_hole and self.violation:
+            lines.append("  note: a floating-point hole: the two datasets' outputs lie on "
+                         "different float64 grids (Mironov 2012); float_features=False audits "
+                         "the values only (the real-valued idealisation)")
         if self.exact_epsilon is not None:
             lines.append(f"  exact (from pmf): epsilon = {self.exact_epsilon:.6g}, "
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")

@@ -100,6 +100,14 @@ class SearchResult:
     replay: str
     sources: tuple[str, ...] = field(default=())
 
+    def __repr__(self) -> str:
+        """One line: whether a counterexample was found, its bound and the pair."""
+        eps = "—" if self.audit is None else f"{self.audit.epsilon_lower:.4g}"
+        pair = "None" if self.pair is None else repr(self.pair)
+        pair = pair if len(pair) <= 60 else pair[:57] + "..."
+        return (f"SearchResult(found={self.found}, epsilon_lower={eps}, pair={pair}, "
+                f"calls={self.calls})")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
         return {
