@@ -6,7 +6,6 @@ and an output path that cannot be written is refused before the work."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess

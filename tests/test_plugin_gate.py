@@ -103,3 +103,25 @@ def test_a_green_run_summary_is_short_and_ends_with_the_report_url(
     assert any(line.startswith("PASS: 1 of 1 tests passed") for line in tail)
     assert len(block) <= 20, "\n".join(block)
     assert (pytester.path / "out" / "latest").exists()
+
+
+def test_retention_keeps_the_newest_runs_and_latest(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=HEAD)
+    for _ in range(3):
+        pytester.runpytest("-p", "no:randomly", "--dpcheck-report=out", "--dpcheck-keep=2",
+                           "--dpcheck-formats=json").assert_outcomes(passed=1)
+    runs = sorted(p.name for p in (pytester.path / "out").iterdir() if p.name != "latest")
+    assert len(runs) == 2
+    assert (pytester.path / "out" / "latest").resolve().name == runs[-1]
+
+
+def test_the_ini_option_turns_reports_off(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=HEAD)
+    pytester.makeini("[pytest]\ndpcheck_report = none\n")
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "reports").exists()
+    assert "report: disabled" in result.stdout.str()
+    pytester.makeini("[pytest]\ndpcheck_report = elsewhere\n")
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+    assert (pytester.path / "elsewhere" / "latest" / "audit.json").is_file()

@@ -194,6 +194,7 @@ class Controller:
         self.run_dir: str | None = None
         self.write_error: str | None = None
         self.interrupted: str | None = None
+        self.pruned = 0
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         """Every test of the session counts in the run's verdict, as it does for pytest; tests
@@ -240,9 +241,12 @@ class Controller:
         try:
             from dpcheck.report import write_run
 
+            from dpcheck.report import prune_runs
+
             self.run_dir = str(write_run(document, directory=state.report_dir,
                                          formats=state.formats,
                                          latest=self.interrupted is None))
+            self.pruned = len(prune_runs(state.report_dir, state.keep))
         except Exception as exc:  # noqa: BLE001 - shown in the summary, fails the run
             self.write_error = f"{type(exc).__name__}: {exc}"
             if session.exitstatus == pytest.ExitCode.OK:

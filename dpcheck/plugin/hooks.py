@@ -88,7 +88,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--dpcheck-scale", type=options.scale_arg, default=1.0, metavar="FLOAT",
                     help="multiply the samples/trials tests ask for (0.1 quick, 10 thorough)")
     group.addoption("--dpcheck-report", default=None, metavar="DIR|none",
-                    help="report directory (default <rootdir>/reports; 'none' = no report)")
+                    help="report directory (default: the dpcheck_report ini value, else "
+                         "<rootdir>/reports; 'none' = no report)")
+    group.addoption("--dpcheck-keep", type=int, default=None, metavar="N",
+                    help="keep the N newest runs in the report directory, delete older ones "
+                         "(default: the dpcheck_keep ini value, else 5)")
+    parser.addini("dpcheck_report", "dpcheck report directory relative to the rootdir, or "
+                  "'none' to write no report (default reports)", default="reports")
+    parser.addini("dpcheck_keep", "runs kept in the dpcheck report directory (default 5)",
+                  default="5")
     group.addoption("--dpcheck-formats", type=options.formats_arg, default=FORMATS,
                     metavar="json,md,html", help="report formats (default all three)")
     group.addoption("--dpcheck-catalog", default=None, metavar="PATH",
@@ -149,12 +157,23 @@ def pytest_configure(config: pytest.Config) -> None:
     seed, note = _resolve_seed(config, worker)
     here = config.invocation_params.dir
     report = config.getoption("dpcheck_report")
+    if report is None:  # the ini value, relative to the rootdir
+        ini = str(config.getini("dpcheck_report") or "reports").strip()
+        report = "none" if ini.lower() == "none" else str(config.rootpath / ini)
+    keep = config.getoption("dpcheck_keep")
+    if keep is None:
+        try:
+            keep = int(str(config.getini("dpcheck_keep")).strip())
+        except ValueError as exc:
+            raise pytest.UsageError(f"dpcheck_keep={config.getini('dpcheck_keep')!r} (ini) must "
+                                    "be an integer >= 1") from exc
+    if keep < 1:
+        raise pytest.UsageError(f"--dpcheck-keep={keep} must be >= 1")
     catalog = config.getoption("dpcheck_catalog")
     config.stash[_STATE] = _State(
         root_seed=seed, seed_note=note, alpha_family=config.getoption("dpcheck_alpha"),
         scale=config.getoption("dpcheck_scale"),
-        report_dir=(config.rootpath / "reports" if report is None
-                    else None if report.strip().lower() == "none" else here / report),
+        report_dir=None if report.strip().lower() == "none" else here / report, keep=keep,
         formats=config.getoption("dpcheck_formats"),
         catalog_path=config.rootpath / DEFAULT_PATH if catalog is None else here / catalog,
         catalog_explicit=catalog is not None, worker=worker,

@@ -39,6 +39,7 @@ class _State:
     catalog_path: Path
     catalog_explicit: bool
     worker: bool
+    keep: int = 5
     entries: list[Any] | None = None
     m: int | None = None
     nodes: set[str] = field(default_factory=set)

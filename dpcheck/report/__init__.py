@@ -1,5 +1,5 @@
 """Audit reports: ``reports/<run-id>/audit.json`` (the source of truth), ``audit.md``,
-a self-contained ``audit.html`` with figures, and ``reports/latest`` pointing at the newest run.
+an ``audit.html`` with its figures in ``figures/``, and ``reports/latest`` pointing at the newest run.
 
 >>> from dpcheck.report import write_run, load_run, render, compare     # doctest: +SKIP
 >>> run_dir = write_run(document)                  # reports/<run_id>/ and reports/latest
@@ -37,7 +37,8 @@ from dpcheck.report.model import (
     validate,
 )
 
-__all__ = ["write_run", "load_run", "render", "compare", "validate", "SCHEMA_VERSION", "FORMATS"]
+__all__ = ["write_run", "load_run", "render", "compare", "validate", "prune_runs", "SCHEMA_VERSION",
+           "FORMATS"]
 
 
 def _formats(formats: Iterable[str] | str) -> tuple[str, ...]:
@@ -108,6 +109,27 @@ def _new_run_dir(directory: Path, run_id: str) -> Path:
         except FileExistsError:
             n += 1
             candidate = directory / f"{run_id}.{n}"
+
+
+def prune_runs(directory: str | os.PathLike[str], keep: int) -> list[Path]:
+    """Delete all but the ``keep`` newest run folders of ``directory`` (folders holding an
+    ``audit.json``, newest by name: run ids start with their UTC time); the run ``latest``
+    points at is always kept. Returns the folders deleted."""
+    import shutil
+
+    if keep < 1:
+        raise InvalidArgument(f"keep={keep!r} must be >= 1")
+    directory = Path(directory)
+    latest = directory / "latest"
+    current = latest.resolve() if latest.is_symlink() else (
+        directory / latest.read_text().strip() if latest.is_file() else None)
+    runs = sorted((p for p in directory.iterdir()
+                   if p.is_dir() and not p.is_symlink() and (p / JSON_NAME).is_file()),
+                  key=lambda p: p.name, reverse=True)
+    doomed = [p for p in runs[keep:] if current is None or p.resolve() != current.resolve()]
+    for path in doomed:
+        shutil.rmtree(path)
+    return doomed
 
 
 def write_run(document: Mapping[str, Any], *, directory: str | os.PathLike[str] = "reports",

@@ -1,8 +1,10 @@
-"""Self-contained HTML rendering of a run document (``audit.html``).
+"""HTML rendering of a run document (``audit.html``).
 
-One file, no external assets: inline CSS, figures embedded as base64 PNG data URIs, and a few
-lines of inline JavaScript (filter and sort tables; open every record before printing) that work
-from ``file://``. Every string taken from the document goes through :func:`html.escape`.
+No external assets: inline CSS, figures linked from the run folder (``figures/*.png``, written
+beside ``audit.html``; not embedded a second time, which kept reports of the main job at 8 MB),
+and a few lines of inline JavaScript (filter and sort tables; open every record before printing)
+that work from ``file://``. Every string taken from the document goes through
+:func:`html.escape`.
 
 Order (what a reader needs first comes first): the verdict banner and outcome counts; a table of
 contents; problems (failed tests, unexpected and missed violations, surviving mutants); errata
@@ -14,24 +16,14 @@ Stable anchors: ``#test-<nodeid slug>``, ``#test-<…>-call-N`` per record,
 
 from __future__ import annotations
 
-import base64
 import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dpcheck.report.figures import RenderedFigure
 from dpcheck.report.markdown import READING, record_items
-from dpcheck.report.model import (
-    claim_text,
-    coverage_rows,
-    header_items,
-    holm_map,
-    num,
-    test_name,
-    truncate,
-    verdict_colour,
-    verdict_label,
-)
+from dpcheck.report.model import (FIGURES_DIR, claim_text, coverage_rows, header_items, holm_map,
+                                  num, test_name, truncate, verdict_colour, verdict_label)
 from dpcheck.report.overview import (
     claim_anchor,
     claim_results,
@@ -143,9 +135,9 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str 
 
 
 def _figure(fig: RenderedFigure) -> str:
-    data = base64.b64encode(fig.png).decode("ascii")
-    return (f'<figure><img alt="{_e(fig.title)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{_e(fig.title)}</figcaption></figure>")
+    src = f"{FIGURES_DIR}/{fig.name}"
+    return (f'<figure><a href="{_e(src)}"><img alt="{_e(fig.title)}" src="{_e(src)}" '
+            f'loading="lazy"></a><figcaption>{_e(fig.title)}</figcaption></figure>')
 
 
 def _claim_link(paper: Any, ref: Any, doc: Mapping[str, Any]) -> str:
@@ -372,7 +364,7 @@ def _tests(doc: Mapping[str, Any]) -> list[str]:
 
 
 def render_html(document: Mapping[str, Any], figures: Sequence[RenderedFigure] = ()) -> str:
-    """The complete, self-contained HTML report as a string."""
+    """The HTML report as a string (figures linked from ``figures/`` beside it)."""
     run_id = document.get("run_id")
     numbered = numbered_records(document)
     numbers = {id(r): n for n, r in numbered}

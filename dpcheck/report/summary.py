@@ -91,7 +91,7 @@ def render_summary(document: Mapping[str, Any], figures: Sequence[Any] = ()) -> 
     else:
         out += ["No claims catalogue was loaded for this run.", ""]
     notes = list(getattr(figures, "notes", []))
-    out += [f"Full report: `audit.html` (self-contained), `audit.md` and `audit.json` in "
+    out += [f"Full report: `audit.html` (with `figures/`), `audit.md` and `audit.json` in "
             f"`reports/{document.get('run_id')}/`." + (" Some figures were left out: see the "
                                                        "Figures section there." if notes else ""),
             ""]
