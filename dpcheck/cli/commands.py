@@ -19,7 +19,7 @@ from dpcheck.cli.arguments import (
     parse_json_arg,
     parse_neighbour,
 )
-from dpcheck.cli.progress import PhaseProgress, ProgressBar
+from dpcheck.internal.progress import PhaseProgress, ProgressBar
 from dpcheck.errors import InvalidArgument
 
 #: ``schema_version`` of ``dpcheck audit --json`` (``dpcheck/schemas/audit-result.schema.json``).

@@ -81,7 +81,7 @@ def audit(
     candidates: int = 3,
     explore_fraction: float = 0.1,
     max_atoms: int = MAX_ATOMS,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | bool | None = None,
     float_features: bool = True,
     executor: Any = None,
     checkpoint: str | os.PathLike[str] | None = None,
@@ -124,7 +124,10 @@ def audit(
     progress
         Called as ``progress(done, total)`` with the outputs drawn so far (both sides; with
         Poissonized confirmation sizes the confirmation share is scaled to the budget, so the
-        last call is ``progress(total, total)``).
+        last call is ``progress(total, total)``), from the start of exploration on; a callback
+        that takes a ``phase`` keyword also gets the phase (``"explore"``, ``"select"``,
+        ``"confirm"``). ``True``: a progress bar on standard error, one line per phase with its
+        own rate and ETA (:class:`dpcheck.internal.progress.ProgressBar`).
     float_features
         Scalar float outputs: also build events on the bits of their float64 representation
         (:mod:`dpcheck.features.float_bits`), which expose floating-point holes such as
@@ -187,6 +190,8 @@ def audit(
     if relation is not None:
         relation.check(d, d_prime)
     n_explore = exploration_size(samples, setup.explore_fraction)
+    if setup.progress is not None:
+        setup.progress.start(2 * samples)
     explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
     return finish(setup, explored, start=start)
 
@@ -210,7 +215,8 @@ def finish(
     out_d = explored.out_d
     counts = confirm_counts(setup.sampler, explored.d, explored.d_prime, explored.featurizer,
                             chosen, sizes, explored.seed_seq, (out_d.shape[1:], out_d.dtype.kind),
-                            setup.progress, 2 * n_explore if done is None else done,
+                            None if setup.progress is None else setup.progress.confirming(),
+                            2 * n_explore if done is None else done,
                             2 * samples if total is None else total, setup.executor, saved)
     certified = setup.certifier.certify(setup.claim, chosen,
                                         oriented_counts(chosen, counts, sizes), setup.alpha)

@@ -60,6 +60,7 @@ from dpcheck.core.confirm import confirm_counts, oriented_counts
 from dpcheck.core.explore import exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
 from dpcheck.errors import InvalidArgument, PrivacyViolation
+from dpcheck.internal.progress import Reporter, reporter
 from dpcheck.internal.rng import child
 from dpcheck.stats import ratio_lower
 from dpcheck.validation import check_alpha, check_int, check_seed
@@ -196,11 +197,27 @@ def audit_pairs(
     if confirm == "best":
         return _confirm_best(mechanism, pairs, claim, alpha, root, kwargs)
     level = alpha / len(pairs)
+    overall = reporter(kwargs.pop("progress", None))
     results = tuple(audit(mechanism, d, d_prime, claim, alpha=level,
-                          seed=child(root, "pair", i), **kwargs)
-                    for i, (d, d_prime) in enumerate(pairs))
+                          seed=child(root, "pair", i), progress=_pair_progress(overall, i, m),
+                          **kwargs)
+                    for i, (d, d_prime), m in zip(range(len(pairs)), pairs,
+                                                   [len(pairs)] * len(pairs)))
     best = max(range(len(results)), key=lambda i: results[i].epsilon_lower)
     return PairsResult(results, best, alpha)
+
+
+def _pair_progress(overall: Reporter | None, i: int, m: int) -> Any:
+    """The ``progress`` of pair ``i`` of ``m`` audited one after the other: its counts offset
+    by the pairs before it, its phases labelled with the pair."""
+    if overall is None:
+        return None
+
+    def progress(done: int, total: int, phase: str = "") -> None:
+        overall.total = total * m
+        overall.at(i * total + done, f"{phase} (pair {i + 1}/{m})")
+
+    return progress
 
 
 def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, root: Any,
@@ -223,10 +240,15 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     n_pilot = 0 if m == 1 else min(n_explore, (samples - n_explore) // 2)
     pooled = m * (samples - n_explore - n_pilot)
     total = 2 * samples * m
+    rep = setup.progress
+    if rep is not None:
+        rep.start(total)
     scores: list[float] = []
     # only the explorations of the REFINE pairs leading so far are kept beside the current one
     leading: list[tuple[int, Any]] = []
     for i, (d, d_prime) in enumerate(pairs):
+        if rep is not None:
+            rep.context = f"pair {i + 1}/{m}"
         # events chosen as the pair's own audit would choose them (projected to its own
         # confirmation size), then confirmed on the pooled size if the pair wins
         e = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore,
@@ -237,8 +259,8 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         del e
         # a stable sort: of equal scores the first pair leads
         leading = sorted(leading, key=lambda t: -scores[t[0]])[:REFINE]
-        if setup.progress is not None:
-            setup.progress(2 * (n_explore + n_pilot) * (i + 1), total)
+        if rep is not None:
+            rep.at(2 * (n_explore + n_pilot) * (i + 1), "pilot")
     done = 2 * (n_explore + n_pilot) * m
     # Re-explore the leading pairs on explore_fraction of the budget left to one pair: its
     # exploration outputs plus fresh ones (none when its exploration is already that large,
@@ -256,19 +278,25 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         n_confirm = pooled - n_more * len(leading)
         champion = None
         for i, e in leading:
+            if rep is not None:
+                rep.context = f"pair {i + 1}/{m}, re-explored"
             e = explore(setup, e.d, e.d_prime, n_explore=n_more, n_confirm=n_confirm,
                         seed_seq=e.seed_seq, prior=(e.out_d, e.out_dp), stream="explore-chosen")
             refined[i] = e.score
             done += 2 * n_more
-            if setup.progress is not None:
-                setup.progress(done, total)
+            if rep is not None:
+                rep.at(done, "select")
             if champion is None or e.score > champion[1].score:  # the first of equal scores
                 champion = (i, e)
             del e
         leading = []  # the first explorations are not needed by the confirmation
         assert champion is not None
         best, chosen = champion
+    if rep is not None:
+        rep.context = f"pair {best + 1}/{m}"
     result = finish(setup, chosen, start=start, done=done, total=total)
+    if rep is not None:
+        rep.context = ""
     results = tuple(result if i == best else None for i in range(len(pairs)))
     return PairsResult(results, best, alpha, "best", tuple(scores),
                        tuple(refined) if n_more > 0 else None)

@@ -15,7 +15,6 @@ import dataclasses
 import inspect
 import os
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +29,7 @@ from dpcheck.events.select import select_events
 from dpcheck.events.ties import randomise_ties
 from dpcheck.features.feature import FeatureMap
 from dpcheck.features.featurizer import Featurizer
+from dpcheck.internal.progress import Reporter, reporter
 from dpcheck.internal.rng import generator
 from dpcheck.mechanism import as_sampler, draw, mechanism_name
 from dpcheck.validation import check_alpha, check_int, check_probability, check_seed
@@ -64,7 +64,7 @@ class Setup:
     candidates: int
     explore_fraction: float
     max_atoms: int
-    progress: Callable[[int, int], None] | None
+    progress: Reporter | None
     float_features: bool
     executor: Any
     checkpoint: str | os.PathLike[str] | None
@@ -107,15 +107,20 @@ def setup_audit(
     explore_fraction = check_probability(explore_fraction, "explore_fraction")
     if not 0.0 < explore_fraction < 1.0:
         raise InvalidArgument(f"explore_fraction={explore_fraction!r} must be in (0, 1)")
-    if progress is not None:
+    if progress is not None and not isinstance(progress, bool):
         try:
-            inspect.signature(progress).bind(0, 0)
+            signature = inspect.signature(progress)
+            try:
+                signature.bind(0, 0)
+            except TypeError:
+                signature.bind(0, 0, phase="explore")
         except TypeError as exc:
             raise InvalidArgument(
-                f"progress={progress!r} must be callable as progress(done, total) or None"
+                f"progress={progress!r} must be callable as progress(done, total), True or None"
             ) from exc
         except ValueError:  # builtins without a signature: trust them
             pass
+    progress = reporter(progress)
     if relation is not None and (
             isinstance(relation, type) or not callable(getattr(relation, "check", None))):
         raise InvalidArgument(f"relation={relation!r} must be a dpcheck neighbour relation")
@@ -146,9 +151,14 @@ def explore(
     trailing = kind = None
     if prior is not None:
         trailing, kind = prior[0].shape[1:], prior[0].dtype.kind
+    rep = setup.progress
+    if rep is not None:
+        rep.at(rep.done, "explore")  # at once: exploration may take a while
     before = _global_state()
     out_d = draw(sampler, d, n_explore, generator(seed_seq, stream, 0), arg="mechanism",
                  trailing=trailing, kind=kind)
+    if rep is not None:
+        rep.advance(n_explore, "explore")
     if _global_state() != before:
         warnings.warn(
             f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
@@ -156,6 +166,9 @@ def explore(
             "cannot be replayed", GlobalRandomStateWarning, stacklevel=3)
     out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, stream, 1),
                   arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
+    if rep is not None:
+        rep.advance(n_explore, "explore")
+        rep.at(rep.done, "select")  # features and event selection
     if prior is not None:
         out_d = np.concatenate([prior[0], out_d])
         out_dp = np.concatenate([prior[1], out_dp])
