@@ -126,3 +126,18 @@ def test_out_path_is_checked_before_the_audit(tmp_path: Path) -> None:
             locked.chmod(0o700)
     assert proc.returncode == 2, proc.stderr  # refused at once, not after 1e9 samples
     assert "--out=" in proc.stderr and "cannot write" in proc.stderr
+
+
+@pytest.mark.parametrize("form", ["mechs.py:noisy", "mechs:noisy"])
+def test_file_and_module_forms_work_with_workers(tmp_path: Path, form: str) -> None:
+    """``file.py:NAME`` and ``module:NAME`` (from the current directory, no PYTHONPATH) run on
+    a pool of worker processes, with the same result as in one process."""
+    (tmp_path / "mechs.py").write_text("import numpy as np\ndef noisy(d, size, rng):\n"
+                                       "    return np.sum(d) + rng.laplace(0.0, 0.7, size)\n")
+    args = ["audit", form, "--data", "[1, 1]", "--data-prime", "[1]", "--claim", "pure:1.0",
+            "--samples", "200000", "--no-float-features", "--json"]
+    local = _cli(*args, cwd=tmp_path)
+    pooled = _cli(*args, "--workers", "2", cwd=tmp_path)
+    assert local.returncode == pooled.returncode == 1, pooled.stderr
+    a, b = json.loads(local.stdout), json.loads(pooled.stdout)
+    assert a["epsilon_lower"] == b["epsilon_lower"] > 1.0 and a["verdict"] == "violation"

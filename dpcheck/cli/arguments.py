@@ -93,24 +93,53 @@ def parse_neighbour(text: str | None) -> Any:
 
 
 def _import_module(module: str) -> Any:
+    """Import ``module`` (dotted name, importable from the current directory) or a ``.py`` file.
+
+    The module stays importable by name in worker processes: the current directory (for a
+    dotted name) or the file's folder stays on ``sys.path``, which spawned workers inherit, and
+    a file is imported under its own name when that name is free (else under a private name,
+    usable on threads and forked workers). For Dask, the module is pickled by value
+    (``cloudpickle.register_pickle_by_value``), so remote workers need no copy of it."""
     if module.endswith(".py"):
-        path = Path(module)
+        path = Path(module).resolve()
         if not path.is_file():
             raise InvalidArgument(f"mechanism file {module!r} does not exist")
-        spec = importlib.util.spec_from_file_location(f"_dpcheck_cli_{path.stem}", path)
-        if spec is None or spec.loader is None:
-            raise InvalidArgument(f"cannot import {module!r} as a Python file")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+        name = path.stem
+        try:
+            found = importlib.util.find_spec(name) if name.isidentifier() else None
+        except (ImportError, ValueError):
+            found = None
+        free = name.isidentifier() and (found is None or (
+            found.origin is not None and Path(found.origin).resolve() == path))
+        if free:
+            if str(path.parent) not in sys.path:
+                sys.path.insert(0, str(path.parent))
+            mod = importlib.import_module(name)
+        else:
+            name = f"_dpcheck_cli_{path.stem}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise InvalidArgument(f"cannot import {module!r} as a Python file")
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+        _by_value(mod)
         return mod
-    added = os.getcwd() not in sys.path
-    if added:
-        sys.path.insert(0, os.getcwd())
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # kept: spawned workers import the module by name
+    mod = importlib.import_module(module)
+    _by_value(mod)
+    return mod
+
+
+def _by_value(mod: Any) -> None:
+    """Let cloudpickle (Dask) ship ``mod``'s functions by value to remote workers."""
     try:
-        return importlib.import_module(module)
-    finally:
-        if added and os.getcwd() in sys.path:
-            sys.path.remove(os.getcwd())
+        import cloudpickle
+    except ImportError:
+        return
+    if not getattr(mod, "__name__", "").startswith(("dpcheck", "algorithms")):
+        cloudpickle.register_pickle_by_value(mod)
 
 
 def load_mechanism(spec: str) -> Any:
