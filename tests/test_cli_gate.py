@@ -141,3 +141,16 @@ def test_file_and_module_forms_work_with_workers(tmp_path: Path, form: str) -> N
     assert local.returncode == pooled.returncode == 1, pooled.stderr
     a, b = json.loads(local.stdout), json.loads(pooled.stdout)
     assert a["epsilon_lower"] == b["epsilon_lower"] > 1.0 and a["verdict"] == "violation"
+
+
+@pytest.mark.parametrize("extra", [[], ["--list"], ["--list", "--paper", "003"]])
+def test_every_claims_json_validates_against_its_schema(extra: list[str],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from dpcheck.cli import main
+    from dpcheck.report.strict_json import schema_errors
+
+    catalog = Path(__file__).resolve().parents[1] / "properties" / "catalog.toml"
+    assert main(["claims", "--catalog", str(catalog), "--json", *extra]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_errors(doc, "claims") == []
+    assert doc["results"] == 99 and len(doc["claims"]) == (14 if "003" in extra else 99)

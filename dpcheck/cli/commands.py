@@ -170,12 +170,25 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list_claims(entries: Sequence[Any], path: Path, as_json: bool) -> int:
+def _claims_document(entries: Sequence[Any], chosen: Sequence[Any], path: Path) -> dict[str, Any]:
+    """The JSON of ``dpcheck claims --json`` (with or without ``--list``), schema
+    ``dpcheck/schemas/claims.schema.json``: coverage of the whole catalogue, the chosen
+    entries."""
+    from dpcheck.catalog import STATUSES, coverage, mutant_coverage
+
+    cov = coverage(entries)
+    totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
+    return {"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
+            "results": len(entries), "coverage": cov, "totals": totals,
+            "mutant_coverage": mutant_coverage(entries),
+            "claims": [e.to_dict() for e in chosen]}
+
+
+def _list_claims(entries: Sequence[Any], path: Path, as_json: bool,
+                 everything: Sequence[Any] = ()) -> int:
     """``dpcheck claims --list``: one line per catalogue entry with its tests and mutants."""
     if as_json:
-        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
-                          "results": len(entries), "claims": [e.to_dict() for e in entries]},
-                         indent=2))
+        print(json.dumps(_claims_document(everything or entries, entries, path), indent=2))
         return 0
     print(f"{len(entries)} result(s) of {path}:")
     for e in entries:
@@ -210,15 +223,12 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     chosen = [e for e in entries if (args.status is None or e.status == args.status)
               and (args.paper is None or e.paper == args.paper)]
     if args.list:
-        return _list_claims(chosen, path, args.json)
+        return _list_claims(chosen, path, args.json, entries)
     cov = coverage(entries)
     mut = mutant_coverage(entries)
     totals = {s: sum(c[s] for c in cov.values()) for s in STATUSES}
     if args.json:
-        print(json.dumps({"schema_version": CLAIMS_SCHEMA_VERSION, "path": str(path),
-                          "results": len(entries), "coverage": cov,
-                          "totals": totals, "mutant_coverage": mut,
-                          "claims": [e.to_dict() for e in entries]}, indent=2))
+        print(json.dumps(_claims_document(entries, entries, path), indent=2))
         return 0
     head = ["paper", *STATUSES, "total", "with mutants", "with slack", "min slack",
             "max overspend"]
