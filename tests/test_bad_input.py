@@ -897,3 +897,21 @@ def test_relation_neighbour_generators_reject_junk():
     for bad in (3, None, np.random.RandomState(0), "rng"):
         with pytest.raises(InvalidArgument, match=r"^rng="):
             AddRemove().random_neighbour([1, 2], rng=bad)
+
+
+def test_errors_name_the_argument_at_fault() -> None:
+    """Issue 28: samples=1e20 is not blamed on the mechanism, d_prime=None and a shut-down
+    executor get one-line errors that name them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def mech(d, size, rng):
+        return rng.laplace(float(sum(d)), 1.0, size)
+
+    with pytest.raises(InvalidArgument, match=r"^samples=100000000000000000000 must be <= 1e\+11"):
+        dpcheck.audit(mech, [1.0], [0.0], dpcheck.PureDP(1.0), samples=10**20)
+    with pytest.raises(InvalidArgument, match=r"^d_prime=None must be a dataset"):
+        dpcheck.audit(mech, [1.0], None, dpcheck.PureDP(1.0), samples=1000)
+    pool = ThreadPoolExecutor(2)
+    pool.shutdown()
+    with pytest.raises(InvalidArgument, match=r"^executor=.* has been shut down"):
+        dpcheck.audit(mech, [1.0], [0.0], dpcheck.PureDP(1.0), samples=100_000, executor=pool)

@@ -64,7 +64,10 @@ from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
 from dpcheck.stats import poisson_size
 from dpcheck.validation import check_int
 
-__all__ = ["audit", "finish", "confirmation_sizes", "exploration_size", "CHUNK"]
+#: Largest ``samples`` per side an audit accepts (its exploration sample is held in memory).
+MAX_SAMPLES = 10**11
+
+__all__ = ["audit", "MAX_SAMPLES", "finish", "confirmation_sizes", "exploration_size", "CHUNK"]
 
 @records_warnings
 def audit(
@@ -182,6 +185,13 @@ def audit(
     """
     start = time.perf_counter()
     samples = check_int(samples, "samples", minimum=2)
+    if samples > MAX_SAMPLES:
+        raise InvalidArgument(f"samples={samples!r} must be <= {MAX_SAMPLES:.0e} outputs per "
+                              "side (exploration alone would hold "
+                              f"{exploration_size(samples, 0.1):.1e} outputs per side in memory)")
+    for name, value in (("d", d), ("d_prime", d_prime)):
+        if value is None:
+            raise InvalidArgument(f"{name}=None must be a dataset (the pair is d, d_prime)")
     setup = setup_audit(
         mechanism, claim, samples=samples, alpha=alpha, seed=seed, relation=relation,
         features=features, candidates=candidates, explore_fraction=explore_fraction,

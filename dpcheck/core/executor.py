@@ -123,6 +123,9 @@ def run_chunks(
                 futures.append(executor.submit(run_pickled, payload))
     except BaseException as exc:
         _cancel(futures)
+        if isinstance(exc, RuntimeError) and "shutdown" in str(exc):
+            raise InvalidArgument(f"executor={executor!r} has been shut down: pass a running "
+                                  "executor (or None)") from exc
         if isinstance(exc, (pickle.PicklingError, TypeError, AttributeError)):
             raise InvalidArgument(
                 f"executor could not be handed the sampling work ({type(exc).__name__}: {exc}); "
