@@ -393,3 +393,15 @@ def test_figures_are_capped_and_survive_infinite_bounds(document, monkeypatch):
     assert regions.notes and f"drawn for 24 of {len(refuted)}" in regions.notes[0]  # not silent
     keys = [f.key for f in regions]
     assert keys[0] == ("properties/test_zoo.py::test_support_mismatch", 1)  # unexpected first
+
+
+def test_records_table_filters_by_verdict_and_contents_stay_in_view(written):
+    """Issue 28: a checkbox per verdict with its count (a substring search for "VIOLATION"
+    matched every "expected violation" row), rows marked with their verdict, sticky contents."""
+    doc, _, run_dir = written
+    page = (run_dir / "audit.html").read_text(encoding="utf-8")
+    verdicts = [r["verdict"] for r in doc["records"]]
+    for v in set(verdicts):
+        assert f'data-verdict-filter="records-table" value="{v}"' in page
+        assert page.count(f'<tr data-verdict="{v}">') == verdicts.count(v)
+    assert "position:sticky" in page and "refilter(" in page

@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dpcheck.report.figures import RenderedFigure
+from dpcheck.report.html_assets import CSS as _CSS
+from dpcheck.report.html_assets import JS as _JS
 from dpcheck.report.markdown import READING, record_items
 from dpcheck.report.model import (FIGURES_DIR, claim_text, coverage_rows, header_items, holm_map,
                                   num, test_name, truncate, verdict_colour, verdict_label)
@@ -39,71 +41,6 @@ from dpcheck.report.overview import (
 
 __all__ = ["render_html"]
 
-_CSS = """
-*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
- margin:0 auto;max-width:1240px;padding:1em 1.2em;color:#1d1d1d;line-height:1.4}
-h1{font-size:1.35em;margin:.2em 0 .5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;
- padding-bottom:.15em;margin-top:1.6em}h3{font-size:1em;margin:1.1em 0 .3em}
-a{color:#0b57a4}
-.banner{border-radius:6px;padding:.7em 1em;color:#fff;font-size:1.15em;font-weight:700}
-.banner.fail{background:#b3261e}.banner.pass{background:#1e7d32}
-.counts{display:flex;flex-wrap:wrap;gap:.4em;margin:.6em 0;padding:0;list-style:none}
-.counts li{border:1px solid #ccc;border-radius:5px;padding:.2em .6em;background:#fafafa}
-.counts li.bad{border-color:#b3261e;background:#fdecea;font-weight:700}
-.counts b{font-size:1.1em}
-nav.toc{font-size:.92em;margin:.4em 0 1em}nav.toc a{margin-right:.9em;white-space:nowrap}
-table{border-collapse:collapse;margin:.5em 0 1em;font-size:.86em;width:100%;table-layout:fixed}
-th,td{border:1px solid #ddd;padding:.2em .45em;text-align:left;vertical-align:top;
- overflow-wrap:anywhere}
-th{background:#f1f1f1}th.sortable{cursor:pointer}th.sortable::after{content:" \\2195";color:#888}
-tr:nth-child(even) td{background:#fafafa}
-table.kv{table-layout:auto}table.kv th{width:13em;font-weight:600;background:#f8f8f8}
-code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em;background:#f2f2f2;
- padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
-.badge{display:inline-block;color:#fff;border-radius:4px;padding:0 .4em;font-size:.85em;
- font-weight:600}
-details.record{border:1px solid #e3e3e3;border-left:6px solid var(--c);border-radius:4px;
- padding:.15em .8em;margin:.4em 0}
-details.record>summary{cursor:pointer;padding:.2em 0}
-details.record[open]{padding-bottom:.7em}
-.problem{border-left:6px solid #b3261e;background:#fdf3f2;padding:.35em .8em;margin:.4em 0}
-.erratum{border-left:6px solid #8c564b;background:#faf6f4;padding:.35em .8em;margin:.6em 0}
-figure{margin:.8em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{font-size:.85em;color:#555}
-.note{color:#444;font-size:.9em}
-.controls{margin:.3em 0;font-size:.9em}.controls input{width:22em;max-width:100%}
-.ok{color:#1e7d32;font-weight:600}.bad{color:#b3261e;font-weight:700}
-@media print{nav.toc,.controls{display:none}body{max-width:none;padding:0}
- details.record{break-inside:avoid}table{font-size:.75em}}
-"""
-
-_JS = """
-(function(){
-function val(td){var v=td.getAttribute('data-v');return v===null?td.textContent.trim():v;}
-document.querySelectorAll('table.sortable').forEach(function(t){
- t.querySelectorAll('th').forEach(function(th,i){th.classList.add('sortable');
-  th.addEventListener('click',function(){var body=t.tBodies[0],rows=[].slice.call(body.rows);
-   var dir=th.getAttribute('data-dir')==='asc'?-1:1;th.setAttribute('data-dir',dir>0?'asc':'desc');
-   rows.sort(function(a,b){var x=val(a.cells[i]),y=val(b.cells[i]),fx=parseFloat(x),fy=parseFloat(y);
-    if(!isNaN(fx)&&!isNaN(fy)&&isFinite(x)&&isFinite(y))return dir*(fx-fy);
-    return dir*x.localeCompare(y);});
-   rows.forEach(function(r){body.appendChild(r);});});});});
-document.querySelectorAll('input[data-filter]').forEach(function(inp){
- var t=document.getElementById(inp.getAttribute('data-filter'));
- inp.addEventListener('input',function(){var q=inp.value.toLowerCase();
-  [].forEach.call(t.tBodies[0].rows,function(r){
-   r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?'':'none';});});});
-window.addEventListener('beforeprint',function(){
- document.querySelectorAll('details').forEach(function(d){d.setAttribute('open','');});});
-function openTarget(){var id=decodeURIComponent(location.hash.slice(1));if(!id)return;
- var el=document.getElementById(id);while(el){if(el.tagName==='DETAILS')el.open=true;
- el=el.parentElement;}}
-window.addEventListener('hashchange',openTarget);openTarget();
-})();
-"""
-
-
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -114,11 +51,17 @@ def _badge(verdict: Any) -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str = "",
-           widths: Sequence[str] = (), sortable: bool = False, filter_hint: str = "") -> str:
-    """A table whose cells are already-escaped HTML."""
+           widths: Sequence[str] = (), sortable: bool = False, filter_hint: str = "",
+           verdicts: Sequence[str] = ()) -> str:
+    """A table whose cells are already-escaped HTML; ``verdicts``: one per row, each row then
+    carries ``data-verdict`` and the table gets a checkbox per verdict (with its count)."""
     out = []
     if table_id and filter_hint:
-        out.append(f'<div class="controls"><label>Filter: <input type="search" '
+        boxes = "".join(
+            f'<label class="vbox"><input type="checkbox" checked data-verdict-filter='
+            f'"{_e(table_id)}" value="{_e(v)}"> {_badge(v)} {verdicts.count(v)}</label>'
+            for v in dict.fromkeys(sorted(verdicts)))
+        out.append(f'<div class="controls">{boxes}<label>Filter: <input type="search" '
                    f'data-filter="{_e(table_id)}" placeholder="{_e(filter_hint)}"></label> '
                    f'{"(click a column header to sort)" if sortable else ""}</div>')
     cls = ' class="sortable"' if sortable else ""
@@ -129,8 +72,9 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str 
                    + "</colgroup>")
     out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead>")
     out.append("<tbody>")
-    out += ["<tr>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in row)
-            + "</tr>" for row in rows]
+    marks = [f' data-verdict="{_e(v)}"' for v in verdicts] or [""] * len(rows)
+    out += [f"<tr{mark}>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in row)
+            + "</tr>" for row, mark in zip(rows, marks)]
     return "\n".join(out) + "\n</tbody></table>"
 
 
@@ -325,7 +269,8 @@ def _records(doc: Mapping[str, Any], numbered: list[tuple[int, Mapping[str, Any]
     out.append(_table(["#", "test · call", "paper result", "claim", "bound vs claim", "verdict"],
                       rows, table_id="records-table",
                       widths=("4%", "40%", "13%", "12%", "17%", "14%"), sortable=True,
-                      filter_hint="e.g. VIOLATION, 004, Laplace"))
+                      filter_hint="e.g. 004, Laplace, svt",
+                      verdicts=[str(r.get("verdict")) for _, r in numbered]))
     seen_tests: set[str] = set()
     for n, r in numbered:
         nodeid = str(r.get("nodeid"))
