@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dpcheck.claims import ApproxDP, Closeness, PerfectGeneralization, PureDP, RobustGeneralization
 from dpcheck.core.audit import audit
 from dpcheck.core.results import AuditResult, Witness
+from dpcheck.curves import ZCDP, GaussianDP, PrivacyCurve, RenyiDP, TradeOff, from_accountant
 from dpcheck.errors import (
     AccuracyViolation,
     DPCheckError,
@@ -85,6 +86,12 @@ __all__ = [
     "ApproxDP",
     "AuditResult",
     "Closeness",
+    "GaussianDP",
+    "PrivacyCurve",
+    "RenyiDP",
+    "TradeOff",
+    "ZCDP",
+    "from_accountant",
     "ClosenessResult",
     "DPCheckError",
     "Event",

@@ -31,7 +31,7 @@ LEVELS: dict[str, int] = {
     "errors": 0,
     "validation": 1,
     "internal": 2,
-    "claims": 3, "neighbours": 3, "mechanism": 3, "stats": 3, "exact": 3, "catalog": 3,
+    "claims": 3, "curves": 3, "neighbours": 3, "mechanism": 3, "stats": 3, "exact": 3, "catalog": 3,
     "schemas": 3,
     "strategies": 4, "features": 4,
     "events": 5,

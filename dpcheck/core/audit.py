@@ -292,6 +292,7 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
         exact_delta=exact_delta,
         sampler_check=sampler_report,
         explore_seconds=explore_seconds,
+        curve=certified.curve,
     )
 
 

@@ -30,12 +30,14 @@ import numpy as np
 
 from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.core.results import Witness
+from dpcheck.curves import CURVE_CLAIMS
 from dpcheck.errors import InvalidArgument
 from dpcheck.events.event import Candidate
 from dpcheck.stats import event_bound, ratio_lower, ratio_p_value, violation_p_value
 from dpcheck.validation import fmt
 
-__all__ = ["CERTIFIERS", "Certified", "Certifier", "DPCertifier", "Selection", "certifier_for"]
+__all__ = ["CERTIFIERS", "Certified", "Certifier", "CurveCertifier", "DPCertifier", "Selection",
+           "certifier_for"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,8 @@ class Selection:
 
 @dataclass(frozen=True)
 class Certified:
-    """The certified bounds of one audit: every confirmed candidate's witness and the best."""
+    """The certified bounds of one audit: every confirmed candidate's witness and the best
+    (``curve``: for curve claims, the margin, the point on the curve and parameter bounds)."""
 
     witnesses: tuple[Witness, ...]
     best: int
@@ -62,6 +65,7 @@ class Certified:
     delta_lower: float | None
     p_value: float
     violation: bool
+    curve: dict[str, Any] | None = None
 
 
 class Certifier(Protocol):
@@ -111,10 +115,63 @@ class DPCertifier:
                          bool(eps_bounds[best] > claim.epsilon))
 
 
+@dataclass(frozen=True)
+class CurveCertifier:
+    """Certifier of curve claims (:mod:`dpcheck.curves`): each confirmed event's box
+    ``{p ≥ p_low, q ≤ q_high}`` (Clopper–Pearson, Bonferroni over the candidates) is checked
+    against the whole claimed curve by the claim's ``margin`` (> 0: every pair in the box is
+    impossible under the claim, so the claim is refuted at level α). The p-value is the
+    smallest family level at which some box would refute the claim (bisection on the level:
+    the boxes shrink monotonically as the level grows). ``epsilon_lower`` is the pure-DP bound
+    of the same boxes; ``curve`` holds the witness's margin, its point on the curve and the
+    lower bounds on the claim's parameter (:meth:`parameter_lower` of the claim)."""
+
+    def selection(self, claim: Any) -> Selection:
+        return Selection(delta=0.0, poissonize=False, delta_epsilon=claim.epsilon)
+
+    def certify(self, claim: Any, chosen: Sequence[Candidate],
+                counts: Sequence[tuple[int, int, int, int]], alpha: float) -> Certified:
+        level = alpha / len(chosen)
+        bounds = [event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=level)
+                  for k_p, n_p, k_q, n_q in counts]
+        witnesses = tuple(Witness(c.event, c.direction, b, c.partner)
+                          for c, b in zip(chosen, bounds))
+        margins = [claim.margin(b.p_low, b.q_high) for b in bounds]
+        best = int(np.argmax([m for m, _ in margins]))
+        lower: dict[str, float] = {}
+        for b in bounds:
+            for key, value in claim.parameter_lower(b.p_low, b.q_high).items():
+                lower[key] = max(lower.get(key, 0.0), value)
+        violation = bool(margins[best][0] > 0)
+        curve = {"margin": margins[best][0], "point": margins[best][1],
+                 "parameter_lower": lower}
+        return Certified(witnesses, best, max(b.epsilon_lower(0.0) for b in bounds), None,
+                         self._p_value(claim, counts, len(chosen)), violation, curve)
+
+    @staticmethod
+    def _p_value(claim: Any, counts: Sequence[tuple[int, int, int, int]], k: int) -> float:
+        """Smallest family level (Bonferroni over ``k``) at which a box refutes ``claim``."""
+        def refutes(family: float) -> bool:
+            return any(claim.margin(b.p_low, b.q_high)[0] > 0 for b in (
+                event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=family / k)
+                for k_p, n_p, k_q, n_q in counts))
+
+        if not refutes(1.0 - 1e-12):
+            return 1.0
+        lo, hi = -300.0, 0.0  # log10 of the family level
+        if refutes(10.0 ** lo):
+            return 1e-300
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if refutes(10.0 ** mid) else (mid, hi)
+        return float(min(1.0, 10.0 ** hi))
+
+
 #: The certifier of each claim type :func:`dpcheck.audit` accepts.
 CERTIFIERS: dict[type, Certifier] = {
     PureDP: DPCertifier(pure=True),
     ApproxDP: DPCertifier(pure=False),
+    **{kind: CurveCertifier() for kind in CURVE_CLAIMS},
 }
 
 

@@ -179,6 +179,7 @@ class AuditResult:
     sampler_check: Any = None
     warnings: tuple[str, ...] = ()
     explore_seconds: float | None = None
+    curve: dict[str, Any] | None = None
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -213,6 +214,10 @@ class AuditResult:
             lines.append("  note: a floating-point hole: the two datasets' outputs lie on "
                          "different float64 grids (Mironov 2012); float_features=False audits "
                          "the values only (the real-valued idealisation)")
+        if self.curve is not None:
+            lower = ", ".join(f"{k} >= {v:.4g}" for k, v in self.parameter_lower.items())
+            lines.append(f"  curve: margin {self.curve['margin']:.3g} outside the claimed curve"
+                         f" at the witness" + (f"; {lower}" if lower else ""))
         if self.exact_epsilon is not None:
             lines.append(f"  exact (from pmf): epsilon = {self.exact_epsilon:.6g}, "
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")
@@ -220,6 +225,12 @@ class AuditResult:
             lines.append(f"  WARNING: {self.sampler_check.describe()}")
         lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
+
+    @property
+    def parameter_lower(self) -> dict[str, float]:
+        """Curve claims: lower confidence bounds on the claim's parameter (``mu`` of GDP,
+        ``rho`` of zCDP, ``epsilon_at_alpha`` of RDP), from the confirmed events."""
+        return dict((self.curve or {}).get("parameter_lower") or {})
 
     def raise_if_violation(self) -> AuditResult:
         """Raise :class:`~dpcheck.PrivacyViolation` (carrying this result) if refuted."""
@@ -253,6 +264,7 @@ class AuditResult:
             "exact_delta": self.exact_delta,
             "sampler_check": None if self.sampler_check is None else self.sampler_check.to_dict(),
             "warnings": list(self.warnings),
+            **({} if self.curve is None else {"curve": json_safe(self.curve)}),
         }
 
     def __post_init__(self) -> None:

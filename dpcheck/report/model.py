@@ -248,8 +248,16 @@ def claim_text(claim: Any) -> str:
     if not isinstance(claim, Mapping):
         return "—"
     eps, delta = claim.get("epsilon"), claim.get("delta") or 0.0
-    if claim.get("kind") == "approx":
+    kind = claim.get("kind")
+    if kind == "approx":
         return f"({num(eps, 'g')}, {num(delta, 'g')})-DP"
+    curves = {"gdp": lambda: f"{num(claim.get('mu'), 'g')}-GDP",
+              "zcdp": lambda: f"{num(claim.get('rho'), 'g')}-zCDP",
+              "rdp": lambda: f"({num(claim.get('alpha'), 'g')}, {num(eps, 'g')})-RDP",
+              "f-dp": lambda: f"{claim.get('f')}-DP",
+              "curve": lambda: f"{claim.get('name')} curve"}
+    if kind in curves:
+        return curves[kind]()
     return f"{num(eps, 'g')}-DP"
 
 
