@@ -121,3 +121,26 @@ def test_gdp(dp_audit):
     assert rec["verdict"] == "violation" and rec["result"]["claim"]["kind"] == "gdp"
     assert rec["result"]["curve"]["parameter_lower"]["mu"] > 1.0
     assert "1-GDP" in (pytester.path / "out" / "latest" / "audit.md").read_text()
+
+
+def test_dp_sgd_steps_against_their_accountant() -> None:
+    """A DP-SGD-style release (Poisson-sampled clipped gradient sums with Gaussian noise,
+    T = 3 steps) audited against dp-accounting's PLD curve for the configuration: the correct
+    mechanism passes; a wrong noise multiplier (0.6 for the accounted 1.0) and the replace-one
+    neighbour convention (one example moves the sum by 2·clip; the accountant assumes
+    add/remove) are refuted."""
+    import dp_accounting
+
+    from algorithms.mechanisms.dpsgd import NoisyGradientSteps
+
+    q, steps, sigma = 0.2, 3, 1.0
+    acc = dp_accounting.pld.PLDAccountant()
+    acc.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps))
+    claim = dpcheck.from_accountant(acc, name="PLD")
+    cases = [(NoisyGradientSteps(sigma, q, steps), [1.0], [], False),
+             (NoisyGradientSteps(0.6, q, steps), [1.0], [], True),
+             (NoisyGradientSteps(sigma, q, steps), [1.0], [-1.0], True)]
+    for mech, d, d_prime, refuted in cases:
+        r = dpcheck.audit(mech, d, d_prime, claim, samples=300_000, seed=0)
+        assert r.violation == refuted, (mech, d_prime, r.curve)
