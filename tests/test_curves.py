@@ -144,3 +144,29 @@ def test_dp_sgd_steps_against_their_accountant() -> None:
     for mech, d, d_prime, refuted in cases:
         r = dpcheck.audit(mech, d, d_prime, claim, samples=300_000, seed=0)
         assert r.violation == refuted, (mech, d_prime, r.curve)
+
+
+def test_curve_figures_from_the_result_and_in_the_report(tmp_path) -> None:
+    from dpcheck.report import render, write_run
+    from dpcheck.report.figures import build_figures
+
+    r = dpcheck.audit(gaussian(0.8), [1.0], [0.0], dpcheck.ZCDP(0.5), samples=100_000, seed=0,
+                      float_features=False)
+    fig = r.plot()
+    assert fig.axes and fig.axes[0].get_xlabel() == "order α"
+    with pytest.raises(dpcheck.InvalidArgument, match="plot\\(\\) draws curve claims"):
+        dpcheck.audit(gaussian(1.0), [1.0], [0.0], dpcheck.PureDP(1.0), samples=10_000,
+                      seed=0).plot()
+    rec = {"nodeid": "t.py::test_z", "call": 1, "type": "audit", "paper": None, "ref": None,
+           "kind": "privacy", "expect": "holds", "alpha": 0.05, "verdict": "violation",
+           "replay": "pytest t.py", "result": r.to_dict()}
+    doc = {"schema_version": 2, "run_id": "curves", "created": "2026-01-01T00:00:00Z",
+           "root_seed": 0, "alpha_family": 0.05, "n_claim_tests": 1, "alpha_per_test": 0.05,
+           "scale": 1.0, "command": "pytest", "environment": {},
+           "tests": [{"nodeid": "t.py::test_z", "outcome": "failed"}], "records": [rec],
+           "holm": [], "catalog": None, "summary": {"tests": 1}}
+    names = [f.name for f in build_figures(doc)]
+    assert "curve-01.png" in names
+    run = write_run(doc, directory=tmp_path)
+    assert (run / "figures" / "curve-01.png").is_file()
+    assert "0.5-zCDP" in (run / "audit.html").read_text()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpcheck.claims import ApproxDP, PureDP
-from dpcheck.errors import PrivacyViolation
+from dpcheck.errors import InvalidArgument, PrivacyViolation
 from dpcheck.events.event import Event
 from dpcheck.features.float_bits import COLUMNS as FLOAT_BITS
 from dpcheck.stats import EventBound
@@ -231,6 +231,17 @@ class AuditResult:
         """Curve claims: lower confidence bounds on the claim's parameter (``mu`` of GDP,
         ``rho`` of zCDP, ``epsilon_at_alpha`` of RDP), from the confirmed events."""
         return dict((self.curve or {}).get("parameter_lower") or {})
+
+    def plot(self) -> Any:
+        """Curve claims: a :class:`matplotlib.figure.Figure` of the claimed curve against what
+        the confirmed events certify (:mod:`dpcheck.core.curve_plot`)."""
+        if self.curve is None:
+            raise InvalidArgument(f"plot() draws curve claims; claim={self.claim.describe()!r} "
+                                  "is a single (epsilon, delta)")
+        from dpcheck.core.curve_plot import curve_figure
+
+        boxes = [(w.bound.p_low, w.bound.q_high) for w in self.confirmed]
+        return curve_figure(self.claim, boxes, f"{self.mechanism}: {self.claim.describe()}")
 
     def raise_if_violation(self) -> AuditResult:
         """Raise :class:`~dpcheck.PrivacyViolation` (carrying this result) if refuted."""

@@ -262,6 +262,28 @@ def _plottable(record: Mapping[str, Any]) -> bool:
     return all(math.isfinite(v) for v in values) and 0 < as_float(w["q_interval"][1]) <= 1
 
 
+def curve_figures(records: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], bytes]]:
+    """One figure per audit of a GDP, zCDP or RDP claim (:mod:`dpcheck.core.curve_plot`): the
+    claimed curve against the confirmed boxes (at most :data:`MAX_REGIONS`)."""
+    from dpcheck.core.curve_plot import curve_figure
+    from dpcheck.curves import ZCDP, GaussianDP, RenyiDP
+
+    make = {"gdp": lambda c: GaussianDP(c["mu"]), "zcdp": lambda c: ZCDP(c["rho"]),
+            "rdp": lambda c: RenyiDP(c["alpha"], c["epsilon"])}
+    out = []
+    for rec in records:
+        res = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
+        claim = res.get("claim") if isinstance(res.get("claim"), Mapping) else {}
+        if rec.get("type") != "audit" or claim.get("kind") not in make:
+            continue
+        boxes = [(as_float(w["p_interval"][0]), as_float(w["q_interval"][1]))
+                 for w in res.get("confirmed") or [] if w.get("p_interval") and w.get("q_interval")]
+        if boxes and len(out) < MAX_REGIONS:
+            out.append((rec, png_bytes(curve_figure(make[claim["kind"]](claim), boxes,
+                                                    str(rec.get("nodeid"))))))
+    return out
+
+
 def build_figures(document: Mapping[str, Any],
                   progress: Callable[[str, int, int], None] | None = None) -> FigureList:
     """Every figure of a run document: ε pages, δ(ε) pages, regions (at most
@@ -301,6 +323,10 @@ def build_figures(document: Mapping[str, Any],
     if acc is not None:
         out.append(RenderedFigure("accuracy.png", "Accuracy: failure rate vs claimed β", acc))
     tick("accuracy")
+    for i, (rec, fig) in enumerate(curve_figures(records), start=1):
+        out.append(RenderedFigure(f"curve-{i:02d}.png", f"Claimed curve vs certified bound: "
+                                  f"{rec.get('nodeid')} call {rec.get('call')}", fig,
+                                  (str(rec.get("nodeid")), rec.get("call"))))
     for i, rec in enumerate(drawn, start=1):
         title = (f"Privacy region of {rec.get('nodeid')} call {rec.get('call')} "
                  f"({verdict_label(rec.get('verdict'))})")
