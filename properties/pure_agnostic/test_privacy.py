@@ -37,6 +37,7 @@ from algorithms.pure_agnostic.testbeds import (
     confusing,
     extreme,
     max_loss,
+    positioned,
     user_pairs,
     users_over,
 )
@@ -52,8 +53,11 @@ def _mut(name: str) -> Any:
     return pytest.param(name, marks=pytest.mark.mutant(name))
 
 
-def _family(m: int) -> list[tuple[str, list[Any], list[Any]]]:
-    """Worst-case pairs for users of ``m`` examples: (relation mode, d, d′)."""
+def _canonical(m: int) -> list[tuple[str, list[Any], list[Any]]]:
+    """Canonical worst-case pairs for users of ``m`` examples, changed user last: (mode, d, d′).
+
+    These are the shapes of notes §4.1 (found by exhaustive enumeration of small multisets);
+    :func:`_family` places the changed user at every position and in every ordering."""
     e10, e11, e40, e41 = (extreme(1, 0, m), extreme(1, 1, m), extreme(4, 0, m),
                           extreme(4, 1, m))
     cl, cf = clean(m), confusing(m)
@@ -64,79 +68,170 @@ def _family(m: int) -> list[tuple[str, list[Any], list[Any]]]:
         ("add_remove", [e11] * 3, [e11] * 4),
         ("add_remove", [e11] * 3, [e11] * 3 + [extreme(3, 0, m)]),
         ("add_remove", [cl] * 3, [cl] * 3 + [e40]),
+        ("add_remove", [e10, cl, e41], [e10, cl, e41, cf]),
         ("replace", [cl, cl], [cl, cf]),
         ("replace", [e10] * 3, [e10] * 2 + [e11]),
         ("replace", [e41] * 3, [e41] * 2 + [e40]),
         ("replace", [e11] * 4, [e11] * 3 + [extreme(3, 0, m)]),
         ("replace", [cl] * 3 + [extreme(3, 1, m)], [cl] * 3 + [e40]),
+        ("replace", [cf, e10, e41], [cf, e10, cl]),
     ]
 
 
-def _exact_worst(mech: Any, m: int, relation: str | None = None) -> tuple[float, Any]:
+def _family(m: int, orderings: int = 24) -> list[tuple[str, list[Any], list[Any]]]:
+    """Worst-case search space (issue 27): every canonical pair with the changed user at every
+    position ``0..n`` and in every distinct ordering of its examples (at most ``orderings``),
+    plus mixed-user datasets (``[e10, cl, e41]``, ``[cf, e10, e41]``) so that the position
+    is visible to a mechanism that treats users unequally. Replaced-last-user only (the
+    family before issue 27) missed every per-record bug of the discard step."""
+    out = []
+    for mode, d, dp in _canonical(m):
+        out.extend((mode, a, b) for a, b in positioned(mode, d, dp, orderings=orderings))
+    return out
+
+
+_LAW_CACHE: dict[Any, Any] = {}
+
+
+def _law(mech: Any, d: list[Any]) -> Any:
+    """Exact law of ``mech`` on ``d`` (the *ordered* dataset; cached per mechanism object)."""
+    key = (id(mech), tuple(tuple(u) for u in d))
+    if key not in _LAW_CACHE:
+        _LAW_CACHE[key] = (mech, mech.pmf(d))
+    return _LAW_CACHE[key][1]
+
+
+def _exact_worst(mech: Any, m: int, relation: str | None = None,
+                 orderings: int = 24) -> tuple[float, Any]:
     """Exact worst loss of ``mech`` over the family (both relations unless one is named)."""
     worst, arg = -1.0, None
-    for mode, d, dp in _family(m):
-        if relation is not None and mode != relation:
-            continue
-        assert UserLevel(m, mode=mode).are_neighbours(d, dp)
-        eps = privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
-        if eps > worst:
-            worst, arg = eps, (mode, d, dp)
+    try:
+        for mode, d, dp in _family(m, orderings):
+            if relation is not None and mode != relation:
+                continue
+            assert UserLevel(m, mode=mode).are_neighbours(d, dp)
+            eps = privacy_loss(_law(mech, d), _law(mech, dp)).epsilon
+            if eps > worst:
+                worst, arg = eps, (mode, d, dp)
+    finally:
+        _LAW_CACHE.clear()
     return worst, arg
 
 
 def _audit_worst(mech: Any, m: int, eps: float, dp_audit: Any, samples: int,
                  modes: tuple[str, ...] = ("add_remove", "replace")) -> None:
-    """Audit the exact-worst pair of each relation (chosen from the reference's law)."""
+    """Audit the exact-worst pair of each relation (chosen from the mechanism's law)."""
     for mode in modes:
         _, (mode_, d, dp) = _exact_worst(mech, m, mode)
         dp_audit(mech, d, dp, PureDP(eps), samples=samples, relation=UserLevel(m, mode=mode_))
 
 
+def _overspend(make: Any, pair: Any, eps: float, hi: float = 4.0) -> float | None:
+    """Smallest budget factor ``c`` (bisection to 1e-3) at which the reference run at ``c·ε``
+    has exact loss ``> ε`` on the recorded worst pair: an exact test on the family catches every
+    overspend ≥ ``c`` (with probability 1; the family's worst at ``c·ε`` is at least this
+    pair's). ``make(c)`` builds the reference at budget ``c·ε``."""
+    mode, d, dp = pair
+
+    def loss(c: float) -> float:
+        mech = make(c)
+        return privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
+
+    if loss(hi) <= eps + TOL:
+        return None
+    lo_, hi_ = 1.0, hi
+    while hi_ - lo_ > 1e-3:
+        mid = (lo_ + hi_) / 2
+        lo_, hi_ = (mid, hi_) if loss(mid) <= eps + TOL else (lo_, mid)
+    return hi_
+
+
 # ============================================================================= Lemma C.1
 
-def _compare(variant: str) -> PrivateCompare:
-    return PrivateCompare(1.0, 0.25, 0.2, m=2, domain=N,
-                          noise_scale=0.5 if variant == "compare_noise_over_m" else 1.0)
+#: (m, α): m' = min(m, ⌊1/α²⌋) = m at (2, 0.2); at (4, 0.6) m' = 2 < m, so the discard step
+#: (first m' examples of each user) is exercised — without it a per-record discard is invisible.
+COMPARE_CONFIGS = ((2, 0.2), (4, 0.6))
+
+
+def _compare(variant: str, m: int = 2, alpha: float = 0.2, budget: float = 1.0) -> PrivateCompare:
+    scale = {"compare_noise_over_m": 0.5, "compare_scale_0_8": 0.8}.get(variant, 1.0)
+    return PrivateCompare(budget, 0.25, alpha, m=m, domain=N, noise_scale=scale,
+                          discard="record" if variant == "compare_discard_per_record" else "user")
 
 
 @pytest.mark.claim(paper="002", ref="Lemma C.1", kind="privacy")
-@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m")])
-def test_private_compare_exact(variant: str, dp_record: Any) -> None:
-    """``PrivateCompare`` (η̃ = 0.25, α = 0.2, m = 2) is 1-DP on every pair of the family
-    (count sensitivity of ``n·τ − min_c E_t`` is ``max(τ, 1−τ) ≤ 1``, τ clamped). Mutant B2:
-    ``Lap(1/(mε))``."""
-    worst, arg = _exact_worst(_compare(variant), 2)
-    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
-    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m"),
+                                     _mut("compare_scale_0_8"),
+                                     _mut("compare_discard_per_record")])
+def test_private_compare_exact(variant: str, dp_record: Any, dp_sensitivity: Any) -> None:
+    """``PrivateCompare`` (η̃ = 0.25, ε = 1; (m, α) = (2, 0.2) and (4, 0.6), the latter with
+    m' = 2 < m) is 1-DP on every pair of the family — changed user at every position and in
+    every ordering (count sensitivity of ``n·τ − min_c E_t`` is ``max(τ, 1−τ) ≤ 1``, τ
+    clamped). Mutants: B2 ``Lap(1/(mε))``; subtle: Laplace scale × 0.8 (a 25 % overspend);
+    per-user discard applied to the flattened example list (loss 0 when the last user changes,
+    2 when the first one does)."""
+    for m, alpha in COMPARE_CONFIGS:
+        worst, arg = _exact_worst(_compare(variant, m, alpha), m)
+        dp_record("exact_worst", {"variant": variant, "m": m, "alpha": alpha, "epsilon": worst,
+                                  "pair": arg})
+        if variant == "reference" and m == 2:
+            c = _overspend(lambda c: _compare("reference", m, alpha, c), arg, 1.0)
+            dp_sensitivity(loss=worst, bound=1.0, detectable_overspend=c,
+                           basis="exact pmf, worst over the positioned family (both relations); "
+                                 "overspend by bisection on the budget at the worst pair")
+        assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
 
 
 @pytest.mark.claim(paper="002", ref="Lemma C.1", kind="privacy")
-@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m")])
+@pytest.mark.parametrize("variant", ["reference", _mut("compare_noise_over_m"),
+                                     _mut("compare_discard_per_record")])
 def test_private_compare_audit(variant: str, dp_audit: Any) -> None:
-    """Audit of the sampler on the worst pair of each relation."""
+    """Audit of the sampler on the worst pair of each relation; at m = 4, α = 0.6 (m' = 2) on
+    the exact-worst replace pair of the positioned family (for the per-record discard: the
+    *first* user changes)."""
     mech = _compare(variant)
     for mode, d, dp in (("replace", [clean(2), clean(2)], [clean(2), confusing(2)]),
                         ("add_remove", [], [confusing(2)])):
         dp_audit(mech, d, dp, PureDP(1.0), samples=200_000, relation=UserLevel(2, mode=mode))
+    # m' = 2 < m = 4: the family's exact-worst replace pair of the mechanism under test
+    _audit_worst(_compare(variant, 4, 0.6), 4, 1.0, dp_audit, 200_000, modes=("replace",))
 
 
 # ============================================================================= Lemma 4.5
 
-def _min_error(variant: str) -> PrivateMinError:
-    return PrivateMinError(1.0, 0.25, m=2, domain=N,
-                           call_epsilon=1.0 if variant == "min_error_full_budget_per_call"
-                           else None)
+#: (m, α): T = 3 calls at (2, 0.25); T = 2 calls and m' = 2 < m at (4, 0.6).
+MIN_ERROR_CONFIGS = ((2, 0.25), (4, 0.6))
+
+
+def _min_error(variant: str, m: int = 2, alpha: float = 0.25,
+               budget: float = 1.0) -> PrivateMinError:
+    return PrivateMinError(budget, alpha, m=m, domain=N,
+                           call_epsilon=budget if variant == "min_error_full_budget_per_call"
+                           else None,
+                           discard="record" if variant == "min_error_discard_per_record"
+                           else "user",
+                           rounds_offset=-1 if variant == "min_error_rounds_off_by_one" else 0)
 
 
 @pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility")
-@pytest.mark.parametrize("variant", ["reference", _mut("min_error_full_budget_per_call")])
-def test_min_error_exact_privacy(variant: str, dp_record: Any) -> None:
-    """``PrivateMinError`` (α = 0.25, T = 3 calls at ε/T) is 1-DP: exact law over the 2^T
-    leaves on every pair. Mutant B3: every call at ε (loss up to Tε)."""
-    worst, arg = _exact_worst(_min_error(variant), 2)
-    dp_record("exact_worst", {"variant": variant, "epsilon": worst, "pair": arg})
-    assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
+@pytest.mark.parametrize("variant", ["reference", _mut("min_error_full_budget_per_call"),
+                                     _mut("min_error_rounds_off_by_one"),
+                                     _mut("min_error_discard_per_record")])
+def test_min_error_exact_privacy(variant: str, dp_record: Any, dp_sensitivity: Any) -> None:
+    """``PrivateMinError`` (T calls at ε/T; (m, α) = (2, 0.25): T = 3; (4, 0.6): T = 2 and
+    m' = 2 < m) is 1-DP: exact law over the 2^T leaves on every pair of the positioned family.
+    Mutants: B3 every call at ε (loss up to Tε); subtle: ε/(T−1) per call (off by one, a
+    T/(T−1) overspend); the per-user discard applied per record."""
+    for m, alpha in MIN_ERROR_CONFIGS:
+        worst, arg = _exact_worst(_min_error(variant, m, alpha), m)
+        dp_record("exact_worst", {"variant": variant, "m": m, "alpha": alpha, "epsilon": worst,
+                                  "pair": arg})
+        if variant == "reference" and m == 2:
+            c = _overspend(lambda c: _min_error("reference", m, alpha, c), arg, 1.0)
+            dp_sensitivity(loss=worst, bound=1.0, detectable_overspend=c,
+                           basis="exact pmf, worst over the positioned family (both relations); "
+                                 "overspend by bisection on the budget at the worst pair")
+        assert worst <= 1.0 + TOL, f"exact loss {worst} on {arg}"
 
 
 @pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility")
