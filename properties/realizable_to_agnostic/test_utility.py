@@ -17,6 +17,11 @@ import numpy as np
 import pytest
 
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
+from algorithms.realizable_to_agnostic.testbeds import (
+    UTILITY_TRIALS,
+    detectable_inflation,
+    utility_law,
+)
 
 N, T_STAR, ETA = 8, 4, 0.3
 X = np.arange(N)
@@ -30,19 +35,8 @@ def _data(rng: np.random.Generator, size: int, n: int) -> np.ndarray:
 
 
 def _law(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(cell law (N, 2), err_D(h_t) for t = 0..N) of the named distribution on {0..7}, h_t(x) =
-    1[x ≥ t]. ``uniform``: D_X uniform, t* = 4, η = 0.3. ``heavy``: half the mass on x = 4,
-    the rest uniform, t* = 4, η = 0.1 (a threshold one off costs 0.4). ``noise45``: uniform,
-    η = 0.45 (every threshold within 0.1 of η: tested at α = 0.02, one step costs 0.0125).
-    ``realizable``: uniform, η = 0 (one step costs 0.125 > α)."""
-    px = np.full(N, 1.0 / N)
-    eta = {"uniform": 0.3, "heavy": 0.1, "noise45": 0.45, "realizable": 0.0}[name]
-    if name == "heavy":
-        px = np.full(N, 0.5 / (N - 1))
-        px[4] = 0.5
-    p1 = np.where(X >= T_STAR, 1 - eta, eta)
-    err = np.array([np.sum(px * np.where(X >= t, 1 - p1, p1)) for t in range(N + 1)])
-    return np.stack([px * (1 - p1), px * p1], 1), err
+    """(cell law (N, 2), err_D(h_t)) of a named distribution (:func:`utility_law`)."""
+    return utility_law(name, N, T_STAR)
 
 
 #: (distribution, ε, n, α) at β = 0.1. Sizes are chosen by measurement (C1, C2 unspecified) so
@@ -58,10 +52,7 @@ RELABEL_CONFIGS = [
     ("noise45", 0.1, 4000, 0.02),
     ("realizable", 0.1, 800, 0.1),
 ]
-#: Trials for power ≥ 0.9 at a failure rate of 1.5β: the binomial test rejects at the plugin's
-#: per-call level (≈ 6.6e-5 for the first call of a test in a ~460-claim-test job) from 162
-#: failures of 1200 (power 0.934), 186 of 1400 (power 0.968); 1400 leaves room for a larger job.
-RELABEL_TRIALS = 1400
+RELABEL_TRIALS = UTILITY_TRIALS
 #: Each mutant on the configurations where it is a utility bug (elsewhere it is harmless: an
 #: off-by-one threshold costs (1 − 2η)/8 = 0.05 < α on the uniform law).
 RELABEL_MUTANTS = {"sign_error": (0,), "threshold_off_by_one": (3, 5), "em_delta_t": (0, 1, 2)}
@@ -70,21 +61,6 @@ RELABEL_CASES = [pytest.param(c, "reference", id=f"{c[0]}-eps{c[1]}-n{c[2]}-refe
     pytest.param(RELABEL_CONFIGS[i], v, marks=pytest.mark.mutant(v),
                  id=f"{RELABEL_CONFIGS[i][0]}-eps{RELABEL_CONFIGS[i][1]}-n{RELABEL_CONFIGS[i][2]}-{v}")
     for v, idx in RELABEL_MUTANTS.items() for i in idx]
-
-
-def detectable_inflation(trials: int, beta: float, confidence: float,
-                         power: float = 0.9) -> float:
-    """Smallest c such that a true failure rate c·β is declared a violation with probability
-    ≥ ``power`` by the one-sided exact binomial test at ``confidence`` (bisection to 1e-3)."""
-    from scipy import stats
-    c = int(stats.binom.isf(confidence, trials, beta))
-    while stats.binom.sf(c - 1, trials, beta) > confidence:
-        c += 1
-    lo, hi = 1.0, 1.0 / beta
-    while hi - lo > 1e-3:
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if stats.binom.sf(c - 1, trials, mid * beta) >= power else (mid, hi)
-    return hi
 
 
 @pytest.mark.claim(paper="000", ref="Claim 3.2", kind="utility")
