@@ -84,12 +84,14 @@ from .tables import draw_subset_counts, subset_tables
 __all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
 PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
-             "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one")
+             "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one",
+             "threshold_off_by_one", "em_delta_t")
 #: The mutants that concern Procedure P itself (the others act on Algorithm 1 or on ``r``).
 P_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
           "repeat_query")
 #: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
-_RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one")
+_RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one", "threshold_off_by_one",
+                 "em_delta_t")
 #: Answers released by the ``repeat_query`` mutant.
 REPEATS = 10
 _MAX_TYPES = 500_000
