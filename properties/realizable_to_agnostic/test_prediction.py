@@ -58,7 +58,8 @@ P_MUTANTS = ["no_half", "release_votes", "bagging", "majority", "repeat_query"]
 @pytest.mark.claim(paper="000", ref="Lemma 4.1", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference"] + [
     pytest.param(b, marks=pytest.mark.mutant(b)) for b in P_MUTANTS])
-def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any) -> None:
+def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any,
+                                dp_sensitivity: Any) -> None:
     """Lemma 4.1's privacy: the aggregator answering one query is ε-DP when one record of its
     input (hence one portion, one vote) changes — here ε = 1, the value Theorem 4.2 uses.
     Exact ε on two realizable pairs; the larger-loss pair (chosen exactly) is audited at
@@ -74,6 +75,9 @@ def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any) -> 
     r = dp_audit(mech, *P_PAIRS[worst], PureDP(eps), samples=200_000, relation=Replace())
     dp_record("procedure_p_privacy", {"variant": variant, "exact_epsilon": losses,
                                       "claim": eps, "epsilon_lower": r.epsilon_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=max(losses), bound=eps, detectable_overspend=None,
+                       basis="exact pmf, worst of the two realizable pairs / ε")
     assert r.violation or max(losses) <= eps + TOL
 
 
@@ -102,7 +106,8 @@ E_MUTANTS = ["release_votes", "bagging", "majority", "repeat_query", "uses_t_lab
 @pytest.mark.claim(paper="000", ref="Theorem 4.2", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference"] + [
     pytest.param(b, marks=pytest.mark.mutant(b)) for b in E_MUTANTS])
-def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: Any) -> None:
+def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: Any,
+                                        dp_sensitivity: Any) -> None:
     """Theorem 4.2's privacy per query (Definition 2.8): A_AgnPred(S, x) is
     ln(e^ε + 4e²k/(n−k))-DP (derived from Lemma 3.1 with ε_A = 1, δ_A = 0) — exact ε on three
     substitution pairs, the largest (chosen exactly) audited, and on 30 random pairs; and exactly (ε, 0)-DP for
@@ -141,6 +146,11 @@ def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: 
         "variant": variant, "n": n, "k": k, "r": prediction_rounds(alpha), "bound": bound,
         "exact_epsilon": losses, "random_sweep_max": sweep, "label_only_exact": label_only,
         "epsilon_lower": r.epsilon_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=max(max(losses), sweep), bound=bound, detectable_overspend=None,
+                       basis="exact pmf, worst substitution pair / the per-query bound derived "
+                             "from Lemma 3.1's proof (ln(e^ε+4e²k/(n−k))); label-only pairs: "
+                             f"{max(label_only):.3f} of ε = {eps:.3f}")
     # a mutant case whose audit already refuted the claim ends here (caught statistically)
     assert r.violation or max(losses) <= bound + TOL
     assert r.violation or sweep <= bound + TOL
