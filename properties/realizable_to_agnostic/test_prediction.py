@@ -52,7 +52,7 @@ def _data(cells: list[tuple[int, int, int]], last: tuple[int, int]) -> np.ndarra
 #: the vote count crosses r/2 (a tie region for a deterministic majority).
 P_PAIRS = [(_data([(4, 1, 8)], (4, 1)), _data([(4, 1, 8)], (0, 0))),
            (_data([(0, 0, 4), (4, 1, 4)], (0, 0)), _data([(0, 0, 4), (4, 1, 4)], (4, 1)))]
-P_MUTANTS = ["no_half", "release_votes", "bagging", "majority", "repeat_query"]
+P_MUTANTS = ["no_half", "scale_1_25", "release_votes", "bagging", "majority", "repeat_query"]
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 4.1", kind="privacy")
