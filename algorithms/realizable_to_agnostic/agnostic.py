@@ -85,7 +85,7 @@ LEARNERS = ("em", "rr")
 BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
         "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n",
-        "threshold_off_by_one", "em_delta_t")
+        "threshold_off_by_one", "em_delta_t", "em_scale_1_25")
 
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
@@ -145,6 +145,8 @@ def _relabel_logits(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray
     scale = ((k[:, None] + w2) if bug == "em_delta_n" else
              k[:, None].astype(float) if bug == "em_delta_t" else w2)
     coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
+    if bug == "em_scale_1_25":             # issue 27: the EM at 1.25ε (a 25 % overspend)
+        coef = 1.25 * coef
     return -coef * q if bug != "sign_error" else coef * q
 
 

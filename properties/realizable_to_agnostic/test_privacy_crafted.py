@@ -37,7 +37,8 @@ def _one_point(n: int, k: int, ones: int) -> np.ndarray:
 
 @pytest.mark.claim(paper="000", ref="Lemma 3.1", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference"] + [
-    pytest.param(b, marks=pytest.mark.mutant(b)) for b in ("em_no_half", "em_delta_n")])
+    pytest.param(b, marks=pytest.mark.mutant(b)) for b in ("em_no_half", "em_delta_n",
+                                                           "em_scale_1_25")])
 def test_fixed_t_crafted_w_neighbours(variant: str, dp_record: Any,
                                       dp_sensitivity: Any) -> None:
     """Proof of Lemma 3.1, case 1 ∉ I (notes P2): with ``I`` fixed, ``P[output | I]`` is ε-DP in
