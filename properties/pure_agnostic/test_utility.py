@@ -192,13 +192,14 @@ def _item(variant: str, representation: Any = None) -> ItemLearner:
 @pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("item_sign_flipped"),
                                      _mut("item_invalid_representation")])
-def test_item_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_item_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """``err_D(h) ≤ η + α`` w.p. ≥ 1 − β (α = β = 0.1, ε = 1) at n = 300 examples (calibrated):
     the noisy threshold (η = 0.1) with H = C, and the heavy point (D_X(8) = 0.85, only f_8
     optimal) with improper H = C ∪ 20 random functions (four draws; the surrogate score at
     work). Mutants: B12 (``exp(+εq/2Δ)``), B16 (a "representation" missing f_8)."""
     rep = decoys(C, 20, 4, seed=7)
     hyps = np.vstack([C, *rep.classes])
+    results = []
     for dist, r in ((NOISY, None), (HEAVY, rep)):
         eta = float(dist.threshold_errors().min())
         mech = _item(variant, r)
@@ -209,18 +210,21 @@ def test_item_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, 1, rng)[0][:, 0, :]
             return err[int(mech.sample(z, 1, rng)[0])] - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, err=err, eta=eta), alpha=0.1,
-                    beta=0.1, trials=80)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, err=err, eta=eta),
+                                   alpha=0.1, beta=0.1, trials=80))
+    if variant == "reference":   # issue 27, open: 80 trials detect only ≳ 3x β (see catalogue)
+        _record_sensitivity(dp_sensitivity, results, 0.1)
 
 
 # ============================================================================= Theorem 4.6
 
 @pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("user_invalid_representation")])
-def test_user_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_user_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """``err_D(h) ≤ η + α`` w.p. ≥ 1 − β (α = β = 0.1, ε = 1) at n = 300 users (calibrated):
     noisy threshold with m = 1 and m = 16, heavy point with m = 4. Mutant B16 (H misses f_8)."""
     rep = Representation((np.delete(C, 8, axis=0),), "subset") if variant != "reference" else None
+    results = []
     for dist, m in ((NOISY, 1), (NOISY, 16), (HEAVY, 4)):
         eta = float(dist.threshold_errors().min())
         err = _errors_by_code(dist, C)
@@ -231,8 +235,10 @@ def test_user_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, m, rng)[0]
             return err[int(mech.sample(z, 1, rng)[0])] - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, m=m, err=err, eta=eta), alpha=0.1,
-                    beta=0.1, trials=60)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, m=m, err=err,
+                                         eta=eta), alpha=0.1, beta=0.1, trials=60))
+    if variant == "reference":   # issue 27, open: 60 trials detect only ≳ 3.5x β
+        _record_sensitivity(dp_sensitivity, results, 0.1)
 
 
 @pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
@@ -267,13 +273,15 @@ NARROW_B10 = Distribution.narrow(128, (60, 61, 62, 63), cut=62)
 @pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("alg1_without_mid_check"),
                                      _mut("alg1_midpoint_split")])
-def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any,
+                                      dp_sensitivity: Any) -> None:
     """``err_D(f_u) ≤ η + α`` w.p. ≥ 1 − β (β = 0.1, m = 4, ε = 4, n = 300: calibrated) on two
     narrow supports: N = 256 at α = 0.1 (T = 8) and N = 128 at α = 0.3 (T = 5). Mutants: B9
     (f_mid never returned: fails ≈ 78% on the first) and B10 (index midpoint instead of the
     private median: fails ≈ 100% on the second)."""
     kw = {"alg1_without_mid_check": (("check_mid", False),),
           "alg1_midpoint_split": (("median", "midpoint"),)}.get(variant, ())
+    results = []
     for dist, alpha in ((NARROW, 0.1), (NARROW_B10, 0.3)):
         errs = dist.threshold_errors()
         eta = float(errs.min())
@@ -284,5 +292,7 @@ def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, 4, rng)[0]
             return float(errs[mech.sample(z, 1, rng)[0]]) - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, errs=errs, eta=eta), alpha=alpha,
-                    beta=0.1, trials=60)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, errs=errs, eta=eta),
+                                   alpha=alpha, beta=0.1, trials=60))
+    if variant == "reference":   # issue 27, open: 60 trials detect only ≳ 3.5x β
+        _record_sensitivity(dp_sensitivity, results, 0.1)
