@@ -71,19 +71,20 @@ class _MinCount:
     """``min_c E_t(c)`` on the first ``m'`` examples, cached per ``(m', t)``."""
 
     def __init__(self, users: Users, concepts: np.ndarray | ThresholdClass,
-                 strict: bool = True) -> None:
+                 strict: bool = True, discard: str = "user") -> None:
         self.users, self.concepts, self.strict, self.cache = users, concepts, strict, {}
+        self.discard = discard
 
     def __call__(self, mp: int, t: int) -> int:
         key = (mp, t)
         if key not in self.cache:
             if isinstance(self.concepts, ThresholdClass):  # mistakes once per m', then per t
                 if ("mist", mp) not in self.cache:
-                    self.cache[("mist", mp)] = threshold_mistakes(self.users.first(mp))
+                    self.cache[("mist", mp)] = threshold_mistakes(self.users.first(mp, self.discard))
                 mist = self.cache[("mist", mp)]
                 e = ((mist > t) if self.strict else (mist >= t)).sum(axis=0)
             else:
-                e = class_errors(self.users.first(mp), self.concepts, t, strict=self.strict)
+                e = class_errors(self.users.first(mp, self.discard), self.concepts, t, strict=self.strict)
             self.cache[key] = int(e.min()) if e.size else 0
         return self.cache[key]
 
@@ -108,6 +109,9 @@ class PrivateCompare:
         Multiplier of the Laplace scale ``1/ε`` (1 in the reference; bug B2 uses ``1/m``).
     strict
         ``E_t`` counts users with more than ``t`` mistakes (False: "≥ t", bug B11).
+    discard
+        ``"user"`` (reference: the first ``m'`` examples of each user) or ``"record"`` (mutant:
+        the first ``n·m'`` examples of the flattened list, :meth:`Users.first`).
 
     Returns 0 ("η is not above η̃ + α/2") iff ``min_c E_t(c) + Lap(1/ε) ≤ n·τ``, else 1.
     """
@@ -120,6 +124,7 @@ class PrivateCompare:
     concepts: Any = None
     noise_scale: float = 1.0
     strict: bool = True
+    discard: str = "user"
     _table: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -131,6 +136,7 @@ class PrivateCompare:
         object.__setattr__(self, "alpha", _check_alpha(self.alpha))
         object.__setattr__(self, "m", check_int(self.m, "m", minimum=1))
         object.__setattr__(self, "domain", check_int(self.domain, "domain", minimum=1))
+        object.__setattr__(self, "discard", check_choice(self.discard, "discard", ("user", "record")))
         object.__setattr__(self, "_table", _concepts(self.concepts, self.domain))
 
     @property
@@ -142,7 +148,7 @@ class PrivateCompare:
         """``n·τ − min_c E_t(c)``: σ = 0 iff the Laplace noise is ≤ this."""
         users = as_users(data, self.m, self.domain)
         mp, t, tau = self.rule
-        return users.n * tau - _MinCount(users, self._table, self.strict)(mp, t)
+        return users.n * tau - _MinCount(users, self._table, self.strict, self.discard)(mp, t)
 
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact ``{0: P[σ=0], 1: P[σ=1]}``."""
@@ -173,6 +179,11 @@ class PrivateMinError:
         Budget of each call; None: ``ε/T`` (bug B3 passes ``ε``).
     noise_scale
         Multiplier of every call's Laplace scale (bug B2).
+    discard
+        As in :class:`PrivateCompare` (``"record"``: the per-user discard applied per record).
+    rounds_offset
+        Mutant (off by one): the per-call budget is ``ε/(T + rounds_offset)`` while ``T`` calls
+        are made (``-1``: ``ε/(T−1)``, a ``T/(T−1)`` overspend).
 
     Returns ``l`` after T rounds (a float ``j/2^T``, exact in binary).
     """
@@ -185,6 +196,8 @@ class PrivateMinError:
     branches: str = "proof"
     call_epsilon: float | None = None
     noise_scale: float = 1.0
+    discard: str = "user"
+    rounds_offset: int = 0
     _table: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -204,7 +217,9 @@ class PrivateMinError:
     @property
     def per_call(self) -> float:
         """Budget of each ``PrivateCompare`` call (ε/T)."""
-        return self.epsilon / self.rounds if self.call_epsilon is None else self.call_epsilon
+        if self.call_epsilon is not None:
+            return self.call_epsilon
+        return self.epsilon / max(self.rounds + self.rounds_offset, 1)
 
     @property
     def ledger(self) -> list[float]:
@@ -213,7 +228,7 @@ class PrivateMinError:
 
     def _margins(self, users: Users) -> dict[int, float]:
         """``n·τ(mid) − min_c E_{t(mid)}(c)`` for every reachable ``mid = j/2^T`` (by ``j``)."""
-        T, count = self.rounds, _MinCount(users, self._table)
+        T, count = self.rounds, _MinCount(users, self._table, discard=self.discard)
         out: dict[int, float] = {}
         for j in range(1, 1 << T):
             mp, t, tau = compare_rule(self.m, j / (1 << T), self.alpha)

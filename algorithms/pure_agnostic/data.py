@@ -64,10 +64,23 @@ class Users:
         """Examples per user."""
         return int(self.x.shape[1])
 
-    def first(self, k: int) -> Users:
-        """The discard rule (notes §6.5, a decision): keep the first ``k`` examples of each user."""
+    def first(self, k: int, per: str = "user") -> Users:
+        """The discard rule (notes §6.5, a decision): keep the first ``k`` examples of each user.
+
+        ``per="record"`` is a mutant (issue 27, "per-user step applied per record"): the first
+        ``n·k`` examples of the *flattened* example list, re-blocked into ``n`` users of ``k`` —
+        the first users' examples fill several pseudo-users and the last users are dropped, so
+        replacing the last user changes nothing while replacing the first one moves every count
+        by up to ``m/k``.
+        """
         k = min(k, self.m)
-        return self if k == self.m else Users(self.x[:, :k], self.y[:, :k], self.domain)
+        if k == self.m:
+            return self
+        if per == "record":
+            n = self.n
+            return Users(self.x.reshape(-1)[:n * k].reshape(n, k),
+                         self.y.reshape(-1)[:n * k].reshape(n, k), self.domain)
+        return Users(self.x[:, :k], self.y[:, :k], self.domain)
 
     def label_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ones, zeros)``, each (n, N): how often user ``i`` holds ``(j+1, 1)`` / ``(j+1, 0)``."""

@@ -24,7 +24,8 @@ black box (§6.8, :mod:`.representation`); C is finite (truth tables, §6.9).
 Mutant knobs (notes §5): ``sensitivity`` (B6: 1 instead of 2), ``accounting="item"`` (B1: the
 user-level exponential mechanism scored on the flattened ``nm`` examples), ``sign=-1`` (B12:
 ``exp(+εq/2Δ)``), ``t_from="data"`` (B5: ``t`` from the non-private minimum error),
-``stage_epsilon`` (B3: both stages at ε).
+``stage_epsilon`` (B3: both stages at ε), ``discard="record"`` (issue 27: the per-user discard to
+``m_eff`` examples applied to the flattened example list, :meth:`.data.Users.first`).
 
 References
 ----------
@@ -189,7 +190,7 @@ class UserLearner:
         Examples per user; (k, N) truth table of ``C``; ``P`` (default ``H = C``).
     transcript
         Release ``(η̂, h)`` jointly (encoded as one integer) instead of ``h``.
-    sensitivity, sign, accounting, t_from, stage_epsilon
+    sensitivity, sign, accounting, t_from, stage_epsilon, discard
         Mutant knobs (module docstring); defaults are the paper's.
     """
 
@@ -204,6 +205,7 @@ class UserLearner:
     accounting: str = "user"
     t_from: str = "private"
     stage_epsilon: float | None = None
+    discard: str = "user"
     _c: np.ndarray = field(init=False, repr=False, compare=False)
     _rep: Representation = field(init=False, repr=False, compare=False)
 
@@ -220,6 +222,8 @@ class UserLearner:
         object.__setattr__(self, "accounting",
                            check_choice(self.accounting, "accounting", ("user", "item")))
         object.__setattr__(self, "t_from", check_choice(self.t_from, "t_from", ("private", "data")))
+        object.__setattr__(self, "discard",
+                           check_choice(self.discard, "discard", ("user", "record")))
 
     @property
     def domain(self) -> int:
@@ -239,7 +243,8 @@ class UserLearner:
     @property
     def estimator(self) -> PrivateMinError:
         """The first stage: ``PrivateMinError(ε/2, α/6)`` on the kept examples."""
-        return PrivateMinError(self.half, self.alpha / 6, self.m_eff, self.domain, self._c)
+        return PrivateMinError(self.half, self.alpha / 6, self.m_eff, self.domain, self._c,
+                               discard=self.discard)
 
     @property
     def ledger(self) -> list[float]:
@@ -260,7 +265,7 @@ class UserLearner:
                         self.half, self.sensitivity, self.sign)
 
     def _split(self, data: Any) -> tuple[Users, dict[float, float]]:
-        users = as_users(data, self.m, self.domain).first(self.m_eff)
+        users = as_users(data, self.m, self.domain).first(self.m_eff, self.discard)
         return users, self.estimator.pmf(users)
 
     def pmf(self, data: Any) -> dict[int, float]:
@@ -280,7 +285,7 @@ class UserLearner:
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent runs of both stages."""
         n, gen = _check_size(size), _check_rng(rng)
-        users = as_users(data, self.m, self.domain).first(self.m_eff)
+        users = as_users(data, self.m, self.domain).first(self.m_eff, self.discard)
         eta = self.estimator.sample(users, n, gen)
         ts = np.array([self._t(float(e), users) for e in np.unique(eta)])
         t_of = dict(zip(np.unique(eta).tolist(), ts.tolist()))

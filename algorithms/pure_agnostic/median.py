@@ -30,17 +30,20 @@ __all__ = ["PrivateMedian", "median_counts"]
 
 
 def median_counts(users: Users, lo: int, hi: int, a: float, *, strict_s: bool = True,
-                  cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
+                  cache: dict[int, np.ndarray] | None = None,
+                  discard: str = "user") -> np.ndarray:
     """``max(QL, QR)(u)`` for ``u = lo..hi`` on the first ``m'`` points, ``s`` from ``a``.
 
     ``strict_s=False`` is bug B11's literal reading "more than m·s points" (here: ``> m'·s``).
     ``cache`` memoises the users' sorted points by ``m'`` across calls on the same data.
+    ``discard="record"`` is a mutant: the first ``n·m'`` points of the flattened list
+    (:meth:`Users.first`).
     """
     mp, s = median_s(users.m, a)
     if cache is not None and mp in cache:
         points = cache[mp]
     else:
-        points = np.sort(users.first(mp).x, axis=1)
+        points = np.sort(users.first(mp, discard).x, axis=1)
         if cache is not None:
             cache[mp] = points
     return median_scores_sorted(points, users.domain, lo, hi, s if strict_s else mp * s)
@@ -63,6 +66,9 @@ class PrivateMedian:
     kind
         ``"private"`` (reference); ``"exact"`` (bug B4: the non-private argmin of the score);
         ``"midpoint"`` (bug B10: ``⌊(lo+hi)/2⌋``, private but data-blind).
+    sensitivity, discard
+        Mutant knobs (issue 27): the exponential mechanism's count sensitivity (1 in the
+        paper; ``0.8`` is a 25 % overspend) and the discard step applied per record.
     """
 
     epsilon: float
@@ -72,6 +78,8 @@ class PrivateMedian:
     m: int
     domain: int
     kind: str = "private"
+    sensitivity: float = 1.0
+    discard: str = "user"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
@@ -90,7 +98,8 @@ class PrivateMedian:
 
     def probabilities(self, users: Users) -> np.ndarray:
         """``P[u]`` for ``u = lo..hi`` (exact)."""
-        return median_probabilities(users, self.lo, self.hi, self.a, self.epsilon, self.kind)
+        return median_probabilities(users, self.lo, self.hi, self.a, self.epsilon, self.kind,
+                                    sensitivity=self.sensitivity, discard=self.discard)
 
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact ``{u: P[u]}``."""
@@ -107,17 +116,18 @@ class PrivateMedian:
 
 def median_probabilities(users: Users, lo: int, hi: int, a: float, epsilon: float,
                          kind: str = "private",
-                         cache: dict[int, np.ndarray] | None = None) -> np.ndarray:
+                         cache: dict[int, np.ndarray] | None = None, *,
+                         sensitivity: float = 1.0, discard: str = "user") -> np.ndarray:
     """The law of the split point over ``lo..hi`` for each ``kind`` (see :class:`PrivateMedian`)."""
     k = hi - lo + 1
     if kind == "midpoint":
         out = np.zeros(k)
         out[(hi - lo) // 2] = 1.0
         return out
-    q = median_counts(users, lo, hi, a, cache=cache)
+    q = median_counts(users, lo, hi, a, cache=cache, discard=discard)
     if kind == "exact":
         out = np.zeros(k)
         out[int(np.argmin(q))] = 1.0
         return out
-    em = ExponentialMechanism(epsilon, sensitivity=1.0)
+    em = ExponentialMechanism(epsilon, sensitivity=sensitivity)
     return np.exp(em.log_probabilities(-q.astype(float)))

@@ -36,6 +36,7 @@ __all__ = [
     "confusing",
     "extreme",
     "max_loss",
+    "positioned",
     "sample_users",
     "user_pairs",
     "users_over",
@@ -98,11 +99,16 @@ class WorstPair:
 
 def max_loss(pmf: Callable[[Any], dict[Any, float]],
              pairs: Iterable[tuple[Any, Any]]) -> WorstPair:
-    """Exact worst privacy loss ``max |ln P(o)/Q(o)|`` over ``pairs`` (pmfs cached per dataset)."""
+    """Exact worst privacy loss ``max |ln P(o)/Q(o)|`` over ``pairs`` (pmfs cached per dataset).
+
+    The cache key is the dataset *as given* (order of users and of each user's examples kept):
+    keying on the sorted multiset (as before issue 27) silently assumed the mechanism is
+    symmetric in its users, which is exactly what an order-dependent bug breaks.
+    """
     cache: dict[Any, dict[Any, float]] = {}
 
     def law(d: Any) -> dict[Any, float]:
-        key = tuple(sorted(d))
+        key = tuple(tuple(map(tuple, u)) if isinstance(u, (list, tuple)) else u for u in d)
         if key not in cache:
             cache[key] = pmf(list(d))
         return cache[key]
@@ -114,6 +120,44 @@ def max_loss(pmf: Callable[[Any], dict[Any, float]],
         if eps > best:
             best, arg = eps, (list(d), list(dp))
     return WorstPair(best, arg, count)
+
+
+def _orderings(user: User, limit: int) -> list[User]:
+    """Distinct orderings of a user's examples (at most ``limit``, the given one first)."""
+    out, seen = [tuple(user)], {tuple(user)}
+    for perm in itertools.permutations(user):
+        if len(out) >= limit:
+            break
+        if perm not in seen:
+            seen.add(perm)
+            out.append(perm)
+    return out
+
+
+def positioned(mode: str, d: list[User], dp: list[User], *,
+               orderings: int = 24) -> Iterator[tuple[list[User], list[User]]]:
+    """Every placement of the changed user of a neighbouring pair (issue 27).
+
+    ``mode="add_remove"``: ``dp = d + [v]``; yields ``v`` inserted at every position ``0..n``
+    of ``d``, in every distinct ordering of its examples (at most ``orderings``).
+    ``mode="replace"``: ``d = rest + [u]``, ``dp = rest + [v]``; yields ``u → v`` at every
+    position ``0..n−1`` of ``rest``, in every pair of distinct orderings of ``u`` and ``v``.
+    A mechanism that treats users (or records) unequally — a per-user step applied to the
+    flattened example list, a loop that skips the last user — is exposed at some position
+    even where the canonical pair (changed user last) shows nothing.
+    """
+    if mode == "add_remove":
+        assert list(dp[:-1]) == list(d), "add_remove pairs are (d, d + [v])"
+        for v in _orderings(dp[-1], orderings):
+            for i in range(len(d) + 1):
+                yield list(d), list(d[:i]) + [v] + list(d[i:])
+        return
+    assert list(d[:-1]) == list(dp[:-1]), "replace pairs are (rest + [u], rest + [v])"
+    rest = list(d[:-1])
+    for u in _orderings(d[-1], orderings):
+        for v in _orderings(dp[-1], orderings):
+            for i in range(len(rest) + 1):
+                yield (rest[:i] + [u] + rest[i:], rest[:i] + [v] + rest[i:])
 
 
 def relation(m: int, mode: str) -> UserLevel:

@@ -84,7 +84,8 @@ LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
 BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
-        "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n")
+        "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n",
+        "threshold_off_by_one", "em_delta_t", "em_scale_1_25")
 
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
@@ -125,6 +126,8 @@ def relabel_scores(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
         q = np.take_along_axis(es, rep, -1) / (k2 + w2)
     if bug == "uses_t_labels":             # B11: adds err_T(h) with T's own labels
         q = q + w_errors(ct[..., 0], ct[..., 1]) / np.maximum(k2, 1.0)
+    if bug == "threshold_off_by_one":      # issue 27: h_t scored as 1[x > t] (= h_{t+1})
+        q = np.concatenate([q[..., :1], q[..., :-1]], axis=-1)
     return q
 
 
@@ -137,9 +140,13 @@ def _relabel_logits(ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray
     q = relabel_scores(ct, cw, k, w, cs, bug=bug, p=p)
     eps = 1.0 if bug == "em_eps_one" else epsilon
     w2 = w[:, None].astype(float)
-    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n
-    scale = (k[:, None] + w2) if bug == "em_delta_n" else w2
+    # B6: em_no_half drops the /2 (equivalently Δ = 1/(2|W|)); em_delta_n uses Δ = 1/n;
+    # em_delta_t (issue 27) Δ = 1/|T|: private, but back to the old 1/(αε²) sample cost
+    scale = ((k[:, None] + w2) if bug == "em_delta_n" else
+             k[:, None].astype(float) if bug == "em_delta_t" else w2)
     coef = eps * scale / (1.0 if bug == "em_no_half" else 2.0)
+    if bug == "em_scale_1_25":             # issue 27: the EM at 1.25ε (a 25 % overspend)
+        coef = 1.25 * coef
     return -coef * q if bug != "sign_error" else coef * q
 
 

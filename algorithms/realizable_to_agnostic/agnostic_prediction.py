@@ -83,13 +83,20 @@ from .tables import draw_subset_counts, subset_tables
 
 __all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
-PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
-             "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one")
+PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
+             "sorted_partition",
+             "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one",
+             "threshold_off_by_one", "em_delta_t")
 #: The mutants that concern Procedure P itself (the others act on Algorithm 1 or on ``r``).
-P_BUGS = ("reference", "release_votes", "bagging", "no_half", "majority", "sorted_partition",
+P_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
+          "sorted_partition",
           "repeat_query")
 #: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
-_RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one")
+_RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one", "threshold_off_by_one",
+                 "em_delta_t")
+#: Aggregator exponent factors of the mutants: ``no_half`` (exp(u), B2) and ``scale_1_25``
+#: (issue 27: exp(1.25·u/2), a 25 % overspend of Procedure P's ε).
+_AGG_FACTOR = {"no_half": 2.0, "scale_1_25": 1.25}
 #: Answers released by the ``repeat_query`` mutant.
 REPEATS = 10
 _MAX_TYPES = 500_000
@@ -149,7 +156,7 @@ def _answer_law(u_law: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np
     if bug == "majority":                        # B2: deterministic, ties to 1
         p1 = (2 * u >= r).astype(float)
     else:
-        scale = epsilon * (2.0 if bug == "no_half" else 1.0)
+        scale = epsilon * _AGG_FACTOR.get(bug, 1.0)
         p1 = 1.0 / (1.0 + np.exp(-scale * (2 * u - r) / 2.0))
     if bug == "repeat_query":
         j = np.arange(REPEATS + 1)
@@ -260,7 +267,7 @@ def _draw_answers(u: np.ndarray, r: int, bug: str, rng: np.random.Generator,
         return u.astype(np.int64)
     if bug == "majority":
         return (2 * u >= r).astype(np.int64)
-    sc = epsilon * (2.0 if bug == "no_half" else 1.0)
+    sc = epsilon * _AGG_FACTOR.get(bug, 1.0)
     p1 = 1.0 / (1.0 + np.exp(-sc * (2 * u - r) / 2.0))
     if bug == "repeat_query":
         return rng.binomial(REPEATS, p1).astype(np.int64)
@@ -404,7 +411,7 @@ class AgnosticPrediction:
         r = self.rounds
         if self.bug == "majority":
             return (2 * u >= r).astype(float)
-        sc_ = 2.0 if self.bug == "no_half" else 1.0
+        sc_ = _AGG_FACTOR.get(self.bug, 1.0)
         return 1.0 / (1.0 + np.exp(-sc_ * (2 * u - r) / 2.0))
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -69,9 +69,12 @@ from .tables import compositions, draw_subset_counts, multinomial_log_pmf, subse
 __all__ = ["COMPOSITE_BUGS", "Composite"]
 
 #: ``draw_n``: Procedure E draws ``n = |S|`` points instead of ``m`` (6ε_p·n/k > 1, B9);
-#: ``pac_eps5``: ``A_PAC`` run at ε_p = 5 (base not (1, δ)-DP, B9); ``sign_error``: Algorithm 1's
+#: ``pac_eps5``: ``A_PAC`` run at ε_p = 5 (base not (1, δ)-DP, B9); ``sign_error``, ``threshold_off_by_one``, ``em_delta_t`` (issue 27): Algorithm 1's
 #: EM maximises the score (utility mutant, B13).
-COMPOSITE_BUGS = ("reference", "draw_n", "pac_eps5", "sign_error")
+COMPOSITE_BUGS = ("reference", "draw_n", "pac_eps5", "sign_error", "threshold_off_by_one",
+                  "em_delta_t")
+#: Bugs of Algorithm 1 (the relabeling), passed through to :func:`.agnostic.relabel_log_probs`.
+_RELABEL_BUGS = ("sign_error", "threshold_off_by_one", "em_delta_t")
 _MAX_TABLES = 100_000
 
 
@@ -201,7 +204,7 @@ class Composite:
 
     def _relabel(self, ct: np.ndarray, cs: np.ndarray, k: int, n: int) -> np.ndarray:
         b = len(ct)
-        agn_bug = "sign_error" if self.bug == "sign_error" else "reference"
+        agn_bug = self.bug if self.bug in _RELABEL_BUGS else "reference"
         lt, _ = relabel_log_probs(ct, cs[None] - ct, np.full(b, k), np.full(b, n - k),
                                   np.broadcast_to(cs, ct.shape), epsilon=self.epsilon,
                                   bug=agn_bug)
@@ -239,7 +242,7 @@ class Composite:
         k, draws = self.sizes(n)
         size = len(sc)
         ct = draw_subset_counts(sc.reshape(size, -1), np.full(size, k), rng).reshape(sc.shape)
-        agn_bug = "sign_error" if self.bug == "sign_error" else "reference"
+        agn_bug = self.bug if self.bug in _RELABEL_BUGS else "reference"
         lt, _ = relabel_log_probs(ct, sc - ct, np.full(size, k), np.full(size, n - k), sc,
                                   epsilon=self.epsilon, bug=agn_bug)
         t = sample_rows(np.exp(lt), rng)

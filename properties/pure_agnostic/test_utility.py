@@ -55,15 +55,29 @@ def _errors_by_code(dist: Distribution, table: np.ndarray) -> dict[int, float]:
     return dict(zip(codes(table).tolist(), dist.errors(table).tolist()))
 
 
+def _record_sensitivity(dp_sensitivity: Any, results: list[Any], beta: float) -> None:
+    """Slack = the largest measured failure rate / β; detectable failure-rate inflation = the
+    largest over the calls of the exact binomial power-0.9 figure at each call's α."""
+    from algorithms.realizable_to_agnostic.testbeds import detectable_inflation
+    worst = max(r.failure_rate for r in results)
+    det = max(detectable_inflation(r.trials, beta, r.confidence) for r in results)
+    dp_sensitivity(loss=max(worst, 1e-9), bound=beta, detectable_overspend=det,
+                   basis=f"largest measured failure rate over {len(results)} configuration(s) "
+                         "/ β (sizes calibrated generously: slack ~0); detectable inflation from "
+                         "the exact binomial power at each call's α")
+
+
 # ============================================================================= Lemma C.1
 
 @pytest.mark.claim(paper="002", ref="Lemma C.1", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("compare_ge_t")])
-def test_private_compare_answers(variant: str, dp_accuracy: Any) -> None:
+def test_private_compare_answers(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """σ = 0 ⇒ η̃ ≥ η − α/2 and σ = 1 ⇒ η̃ ≤ η + α/2, w.p. ≥ 1 − β (β = 0.1), at n = 300 users of
     m = 4 (calibrated size), η = 0.1, α = 0.1, ε = 1, for guesses η̃ outside [η − α/2, η + α/2].
-    Mutant B11: ``E_t`` counts "≥ t" mistakes."""
+    Mutant B11: ``E_t`` counts "≥ t" mistakes. 1600 trials per guess (issue 27): power ≥ 0.9
+    at 1.5β at the 4th call's α (was 300: ≥ 2x β)."""
     m, n, alpha = 4, 300, 0.1
+    results = []
     for guess in (0.0, 0.03, 0.2, 0.4):
         mech = PrivateCompare(1.0, guess, alpha, m, N, strict=variant == "reference")
         want = 1 if guess < 0.1 - alpha / 2 else 0
@@ -72,18 +86,23 @@ def test_private_compare_answers(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(NOISY, n, m, rng)[0]
             return float(mech.sample(z, 1, rng)[0] != want)
 
-        dp_accuracy(_bind(trial_fn, mech=mech, want=want), alpha=0.5, beta=0.1, trials=300)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, want=want), alpha=0.5, beta=0.1,
+                                   trials=1600))
+    if variant == "reference":
+        _record_sensitivity(dp_sensitivity, results, 0.1)
 
 
 # ============================================================================= Lemma 4.5
 
 @pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("algorithm2_as_printed")])
-def test_min_error_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_min_error_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """``|η̂ − η| ≤ α`` w.p. ≥ 1 − β (β = 0.05) at n = 200 users, m ∈ {1, 4}, α = 0.1, ε = 1, for
     η ∈ {0.1, 0.25} (calibrated size; the lemma's n is Õ). Mutant B7: Algorithm 2's branches as
-    printed (returns 1 − 2^−T whenever η is small, notes §6.1)."""
+    printed (returns 1 − 2^−T whenever η is small, notes §6.1). 3000 trials per configuration
+    (issue 27): power ≥ 0.9 at 1.5β = 0.075 at the 3rd call's α (was 300: ≥ 2.6x β)."""
     branches = "proof" if variant == "reference" else "printed"
+    results = []
     for noise, m in ((0.1, 1), (0.1, 4), (0.25, 4)):
         dist = Distribution.noisy_threshold(N, 8, noise)
         eta = float(dist.threshold_errors().min())
@@ -93,7 +112,10 @@ def test_min_error_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 200, m, rng)[0]
             return abs(float(mech.sample(z, 1, rng)[0]) - eta)
 
-        dp_accuracy(_bind(trial_fn, mech=mech, m=m, dist=dist, eta=eta), alpha=0.1, beta=0.05, trials=300)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, m=m, dist=dist, eta=eta),
+                                   alpha=0.1, beta=0.05, trials=3000))
+    if variant == "reference":
+        _record_sensitivity(dp_sensitivity, results, 0.05)
 
 
 @pytest.mark.claim(paper="002", ref="Lemma 4.5", kind="utility", expect="erratum")
@@ -121,7 +143,8 @@ SKEWED = Distribution(np.r_[np.full(8, 1 / 8), np.zeros(56)], np.zeros(64))
 
 @pytest.mark.claim(paper="002", ref="Lemma 5.1", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("median_midpoint")])
-def test_median_splits_the_mass(variant: str, dp_accuracy: Any, dp_record: Any) -> None:
+def test_median_splits_the_mass(variant: str, dp_accuracy: Any, dp_record: Any,
+                                dp_sensitivity: Any) -> None:
     """``max(Pr[x ∈ [l, u−1]], Pr[x ∈ [u+1, r]]) ≤ (2/3)·a`` w.p. ≥ 1 − β (β = 0.1) on
     [l, r] = [0, 64] (a = 1) with D_X uniform on {1..8}, ε = 1, m = 4, n = 100 (calibrated).
     The exact failure probability (mean over 20 datasets) is recorded for a = 0.25 and
@@ -138,7 +161,9 @@ def test_median_splits_the_mass(variant: str, dp_accuracy: Any, dp_record: Any) 
         z = sample_users(SKEWED, 100, 4, rng)[0]
         return float(side_mass(mech.sample(z, 1, rng))[0])
 
-    dp_accuracy(trial, alpha=2 / 3, beta=0.1, trials=300)
+    r = dp_accuracy(trial, alpha=2 / 3, beta=0.1, trials=1400)     # power ≥ 0.9 at 1.5β
+    if variant == "reference":
+        _record_sensitivity(dp_sensitivity, [r], 0.1)
     # m-fold amplification: [l, r] = [0, 16] holds mass a = 0.25 (uniform on {1..8}; the other
     # 0.75 on {33..64}), so m' = min(m, ⌊1/a⌋) = m for m ≤ 4
     px = np.zeros(64)
@@ -167,13 +192,14 @@ def _item(variant: str, representation: Any = None) -> ItemLearner:
 @pytest.mark.claim(paper="002", ref="Theorem 3.4", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("item_sign_flipped"),
                                      _mut("item_invalid_representation")])
-def test_item_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_item_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """``err_D(h) ≤ η + α`` w.p. ≥ 1 − β (α = β = 0.1, ε = 1) at n = 300 examples (calibrated):
     the noisy threshold (η = 0.1) with H = C, and the heavy point (D_X(8) = 0.85, only f_8
     optimal) with improper H = C ∪ 20 random functions (four draws; the surrogate score at
     work). Mutants: B12 (``exp(+εq/2Δ)``), B16 (a "representation" missing f_8)."""
     rep = decoys(C, 20, 4, seed=7)
     hyps = np.vstack([C, *rep.classes])
+    results = []
     for dist, r in ((NOISY, None), (HEAVY, rep)):
         eta = float(dist.threshold_errors().min())
         mech = _item(variant, r)
@@ -184,18 +210,21 @@ def test_item_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, 1, rng)[0][:, 0, :]
             return err[int(mech.sample(z, 1, rng)[0])] - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, err=err, eta=eta), alpha=0.1,
-                    beta=0.1, trials=80)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, err=err, eta=eta),
+                                   alpha=0.1, beta=0.1, trials=80))
+    if variant == "reference":   # issue 27, open: 80 trials detect only ≳ 3x β (see catalogue)
+        _record_sensitivity(dp_sensitivity, results, 0.1)
 
 
 # ============================================================================= Theorem 4.6
 
 @pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("user_invalid_representation")])
-def test_user_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_user_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity: Any) -> None:
     """``err_D(h) ≤ η + α`` w.p. ≥ 1 − β (α = β = 0.1, ε = 1) at n = 300 users (calibrated):
     noisy threshold with m = 1 and m = 16, heavy point with m = 4. Mutant B16 (H misses f_8)."""
     rep = Representation((np.delete(C, 8, axis=0),), "subset") if variant != "reference" else None
+    results = []
     for dist, m in ((NOISY, 1), (NOISY, 16), (HEAVY, 4)):
         eta = float(dist.threshold_errors().min())
         err = _errors_by_code(dist, C)
@@ -206,8 +235,10 @@ def test_user_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, m, rng)[0]
             return err[int(mech.sample(z, 1, rng)[0])] - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, m=m, err=err, eta=eta), alpha=0.1,
-                    beta=0.1, trials=60)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, m=m, err=err,
+                                         eta=eta), alpha=0.1, beta=0.1, trials=60))
+    if variant == "reference":   # issue 27, open: 60 trials detect only ≳ 3.5x β
+        _record_sensitivity(dp_sensitivity, results, 0.1)
 
 
 @pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
@@ -242,13 +273,15 @@ NARROW_B10 = Distribution.narrow(128, (60, 61, 62, 63), cut=62)
 @pytest.mark.claim(paper="002", ref="Theorem 5.2", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _mut("alg1_without_mid_check"),
                                      _mut("alg1_midpoint_split")])
-def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
+def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any,
+                                      dp_sensitivity: Any) -> None:
     """``err_D(f_u) ≤ η + α`` w.p. ≥ 1 − β (β = 0.1, m = 4, ε = 4, n = 300: calibrated) on two
     narrow supports: N = 256 at α = 0.1 (T = 8) and N = 128 at α = 0.3 (T = 5). Mutants: B9
     (f_mid never returned: fails ≈ 78% on the first) and B10 (index midpoint instead of the
     private median: fails ≈ 100% on the second)."""
     kw = {"alg1_without_mid_check": (("check_mid", False),),
           "alg1_midpoint_split": (("median", "midpoint"),)}.get(variant, ())
+    results = []
     for dist, alpha in ((NARROW, 0.1), (NARROW_B10, 0.3)):
         errs = dist.threshold_errors()
         eta = float(errs.min())
@@ -259,5 +292,7 @@ def test_threshold_learner_is_accurate(variant: str, dp_accuracy: Any) -> None:
             z = sample_users(dist, 300, 4, rng)[0]
             return float(errs[mech.sample(z, 1, rng)[0]]) - eta
 
-        dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, errs=errs, eta=eta), alpha=alpha,
-                    beta=0.1, trials=60)
+        results.append(dp_accuracy(_bind(trial_fn, mech=mech, dist=dist, errs=errs, eta=eta),
+                                   alpha=alpha, beta=0.1, trials=60))
+    if variant == "reference":   # issue 27, open: 60 trials detect only ≳ 3.5x β
+        _record_sensitivity(dp_sensitivity, results, 0.1)

@@ -83,7 +83,8 @@ def _unique_pair(n: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.claim(paper="000", ref="Lemma 2.13", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference",
                                      pytest.param("first_m", marks=pytest.mark.mutant("first_m"))])
-def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any) -> None:
+def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
+                                  dp_sensitivity: Any) -> None:
     """Lemma 2.13 with an exactly (1, 0.01)-DP base (RR on a drawn point at x* plus a δ-leak),
     m = 2, n = 14: exact δ(6εm/n) ≤ e^{6εm/n}(4m/n)δ on the unique-record pair (K ~ Bin(m, 1/n)
     copies, all compositions enumerated); sampler audited. Mutant first_m (no resampling)."""
@@ -97,13 +98,17 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any) -
     dp_record("lemma_2_13", {"epsilon_bound": e_b, "delta_bound": d_b,
                              "exact_delta_at_bound": exact.delta(e_b),
                              "delta_lower": r.delta_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=exact.delta(e_b), bound=d_b, detectable_overspend=None,
+                       basis="exact δ at the derived ε / the derived δ (Lemma 2.13 constants, ~10x loose)")
     assert r.violation or exact.delta(e_b) <= d_b + 1e-12
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 2.12", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference", pytest.param(
     "input_eps_m", marks=pytest.mark.mutant("input_eps_m"))])
-def test_private_empirical_learner(variant: str, dp_audit: Any, dp_record: Any) -> None:
+def test_private_empirical_learner(variant: str, dp_audit: Any, dp_record: Any,
+                                   dp_sensitivity: Any) -> None:
     """Lemma 2.12: input size n_in = ⌈6ε_p m⌉ makes Procedure E (1, O(δ_p/ε_p))-DP; derived
     constant (1, (2e/(3ε_p))δ_p) via Lemma 2.13 (notes §3.4). Base: the clamped geometric on
     the drawn count at x* (exactly ε_p-DP in that count, so a record drawn j times costs jε_p)
@@ -120,6 +125,9 @@ def test_private_empirical_learner(variant: str, dp_audit: Any, dp_record: Any) 
     r = dp_audit(mech, s, sp, ApproxDP(1.0, bound), samples=200_000)
     dp_record("lemma_2_12", {"n_in": n, "exact_delta_at_1": d1, "bound": bound,
                              "delta_lower": r.delta_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=d1, bound=bound, detectable_overspend=None,
+                       basis="exact δ(1) / the derived (2e/(3ε_p))δ_p")
     assert r.violation or d1 <= bound + 1e-12
 
 

@@ -37,8 +37,10 @@ def _one_point(n: int, k: int, ones: int) -> np.ndarray:
 
 @pytest.mark.claim(paper="000", ref="Lemma 3.1", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference"] + [
-    pytest.param(b, marks=pytest.mark.mutant(b)) for b in ("em_no_half", "em_delta_n")])
-def test_fixed_t_crafted_w_neighbours(variant: str, dp_record: Any) -> None:
+    pytest.param(b, marks=pytest.mark.mutant(b)) for b in ("em_no_half", "em_delta_n",
+                                                           "em_scale_1_25")])
+def test_fixed_t_crafted_w_neighbours(variant: str, dp_record: Any,
+                                      dp_sensitivity: Any) -> None:
     """Proof of Lemma 3.1, case 1 ∉ I (notes P2): with ``I`` fixed, ``P[output | I]`` is ε-DP in
     ``W``. Crafted pair on {0, 1, 2}: n = 60, ε = 1/3, ``T`` = 20 records at x = 1, ``W`` = 40
     records at x = 1 with 9 labels 1; the neighbour flips one label-0 ``W`` record to 1, which
@@ -52,6 +54,9 @@ def test_fixed_t_crafted_w_neighbours(variant: str, dp_record: Any) -> None:
     mech = Agnostic(3, eps, bug=variant)
     exact = privacy_loss(mech.conditional(s, range(k)), mech.conditional(sp, range(k))).epsilon
     dp_record("fixed_t_crafted", {"exact_epsilon": exact, "claim": eps})
+    if variant == "reference":
+        dp_sensitivity(loss=exact, bound=eps, detectable_overspend=None,
+                       basis="exact conditional pmf (I fixed) on the crafted W-neighbours / ε")
     assert exact <= eps + TOL
 
 
