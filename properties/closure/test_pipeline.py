@@ -26,8 +26,10 @@ import numpy as np
 import pytest
 
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, class_labels
-from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic, UnrelabeledClosureLearn,
-                                      WrongCompletionClosureLearn)
+from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic,
+                                      PrefixIgnoredClosureLearn, SwappedArgumentsClosureLearn,
+                                      UnrelabeledClosureLearn, WrongCompletionClosureLearn)
+from algorithms.detectability import detectable_inflation
 from algorithms.closure.testbeds import (agnostic_size, closure_round_size, closure_trial,
                                         erm_pair, random_pairs, support_pair, worst_pair)
 from algorithms.concepts import intervals, negation, thresholds
@@ -162,10 +164,15 @@ SETUPS: dict[str, tuple[str, Any, int, Any, int]] = {
     "and_thresholds": ("and", (thresholds(16), negation(thresholds(16))), 16,
                        lambda x: (x >= 5) & (x <= 11), 1000),
     "or_intervals": ("or", (intervals(12), intervals(12)), 12, lambda x: (x <= 3) | (x >= 8), 300),
+    # issue 27: asymmetric G (a AND NOT b, truth table indexed by a + 2b), heterogeneous
+    # classes, and round 2 coupled to h_1 (G(0, ·) ≡ 0: h_2 only matters where h_1 = 1)
+    "andnot_coupled": ((0, 1, 0, 0), (thresholds(16), intervals(16)), 16,
+                       lambda x: (x >= 3) & ~((x >= 8) & (x <= 11)), 300),
 }
 CLOSURE_VARIANTS: dict[str, type[ClosureLearn]] = {
     "reference": ClosureLearn, "wrong_completion": WrongCompletionClosureLearn,
-    "no_relabeling": UnrelabeledClosureLearn}
+    "no_relabeling": UnrelabeledClosureLearn, "swapped_arguments": SwappedArgumentsClosureLearn,
+    "prefix_ignored": PrefixIgnoredClosureLearn}
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 7.3", kind="utility")
@@ -173,9 +180,13 @@ CLOSURE_VARIANTS: dict[str, type[ClosureLearn]] = {
     ("and_thresholds", "reference"), ("or_intervals", "reference"),
     pytest.param("and_thresholds", "wrong_completion",
                  marks=pytest.mark.mutant("wrong_completion")),
-    pytest.param("or_intervals", "no_relabeling", marks=pytest.mark.mutant("no_relabeling"))])
+    pytest.param("or_intervals", "no_relabeling", marks=pytest.mark.mutant("no_relabeling")),
+    ("andnot_coupled", "reference"),
+    pytest.param("andnot_coupled", "swapped_arguments",
+                 marks=pytest.mark.mutant("swapped_arguments")),
+    pytest.param("andnot_coupled", "prefix_ignored", marks=pytest.mark.mutant("prefix_ignored"))])
 def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accuracy: Any,
-                                             dp_record: Any) -> None:
+                                             dp_record: Any, dp_sensitivity: Any) -> None:
     """Uniform P, proper L-EM, α = 0.05, k = 2: error_P(c) ≤ 5α w.p. ≥ 1 − 8·0.0125 (derived
     per-round chain e_i ≤ e_{i−1} + 3α/k + 2α/k, with uniform convergence for
     G(h_{<i}, H_i, H_{>i}) with h_{<i} fixed — the fix of the proof gap noted in §8.8), on
@@ -183,7 +194,11 @@ def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accura
     intervals over {0..11}, target [0,3] ∪ [8,11] (300 runs). Mutants: BUG-11 (score (17)
     completes with H_1: AND of two thresholds is a threshold, round 1 is indifferent among
     6 tied patterns, failure ≈ 1/6 > β) and BUG-12 (no relabeling: the two rounds pick
-    inconsistent intervals, failure ≈ 7/9)."""
+    inconsistent intervals, failure ≈ 7/9). Issue 27: both setups above are symmetric in G and
+    decoupled, so a bug in the argument order or in how h_1 enters round 2 is invisible there;
+    the third setup is G = a AND NOT b over thresholds (x ≥ t) × intervals on {0..15}, target
+    {x ≥ 3} minus [8, 11] (300 runs): mutants swapped_arguments (score (17) with G(a_2, a_1))
+    and prefix_ignored (h_1 does not enter round 2's score)."""
     g, classes, n, target_fn, trials = SETUPS[setup]
     cl = CLOSURE_VARIANTS[variant](g, classes)
     alpha, b = 0.05, 0.0125
@@ -194,6 +209,13 @@ def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accura
     dp_record("closure_utility", {"setup": setup, "variant": variant, "d_i": d_size,
                                   "total_n": 4 * d_size, "bound": 5 * alpha,
                                   "failure_rate": r.failure_rate})
+    if variant == "reference":
+        inflation = detectable_inflation(r.trials, 8 * b, r.confidence)
+        dp_sensitivity(loss=r.failure_rate, bound=8 * b,
+                       detectable_overspend=inflation if math.isfinite(inflation) else None,
+                       basis=f"loss: measured failure rate ({r.trials} runs, {setup}); "
+                             "overspend: smallest failure-rate inflation of beta=0.1 the exact "
+                             "binomial test catches with power 0.9 at this test's alpha")
 
 
 @pytest.mark.claim(paper="004", ref="Theorem 7.1", kind="utility")
