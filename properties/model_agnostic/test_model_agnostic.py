@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts, BinClasParams,
                                        chunk_of)
-from algorithms.detectability import detectable_inflation
+from algorithms.detectability import detectable_inflation, exact_overspend
 from algorithms.model_agnostic.utility import (APriv, MajorityLearner, apriv_error, binclas_rates,
                                                noisy_threshold_counts, rate_parameters, theorem_3_2_cutoff,
                                                threshold_erm_counts)
@@ -94,14 +94,16 @@ def _exact_claim(dp_counterexample: Any, holds: bool, name: str, witness: dict[s
     pytest.param("paper_distance", 1.0, 0.01, marks=pytest.mark.mutant("paper_distance")),
     pytest.param("gamma_without_eps", 0.5, 0.1, marks=pytest.mark.mutant("gamma_without_eps"))])
 def test_astab_is_private_exactly_and_empirically(variant, eps, delta, dp_audit, dp_record,
-                                                  dp_counterexample):
+                                                  dp_counterexample, dp_sensitivity):
     """A_stab with Γ = ln(1/δ)/ε and the true distance to instability is (ε, δ)-DP: exact δ(ε)
     of the output law over {0, 1, ⊥} on both worst-case pairs (d = ⌊Γ⌋ vs d − 1; label flip at
     distance 0), and an audit of the sampler (200k per side). Mutants: the printed distance
     (exact δ(1) = 0.078 on the shift pair) and Γ without the 1/ε (flip pair leaks ½δ^ε)."""
     mech = _astab(variant, eps, delta)
+    needed = 0.0
     for name, (votes, votes_prime) in zip(("shift", "flip"), astab_pairs(eps, delta)):
         exact = privacy_loss(mech.pmf(votes), mech.pmf(votes_prime))
+        needed = max(needed, exact.epsilon_for_delta(delta))
         _exact_claim(dp_counterexample, exact.delta(eps) <= delta + 1e-15,
                      f"astab_{variant}_{name}", {"votes": votes, "votes_prime": votes_prime,
                                                  "exact_delta": exact.delta(eps),
@@ -110,6 +112,11 @@ def test_astab_is_private_exactly_and_empirically(variant, eps, delta, dp_audit,
         dp_record("astab_audit", {"variant": variant, "pair": name, "eps": eps, "delta": delta,
                                   "exact_delta": exact.delta(eps),
                                   "epsilon_lower": r.epsilon_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=needed, bound=eps, detectable_overspend=exact_overspend(needed, eps),
+                       basis="exact eps*(delta) of the output law, max over the two worst-case "
+                             "pairs, vs the claimed eps; overspend = bound/loss (the exact "
+                             "loss of A_stab scales as 1/noise scale on the shift pair)")
 
 
 @pytest.mark.claim(paper="003", ref="Theorem 2.4", kind="privacy")
@@ -135,7 +142,8 @@ def test_astab_worst_case_pairs_are_tight(eps, delta):
                  marks=pytest.mark.mutant("noise_for_sensitivity_two")),
     pytest.param("noise_for_sensitivity_two", 0.5, 0.1, 0.05,
                  marks=pytest.mark.mutant("noise_for_sensitivity_two"))])
-def test_astab_releases_stable_value(variant, eps, delta, beta, dp_accuracy, dp_counterexample):
+def test_astab_releases_stable_value(variant, eps, delta, beta, dp_accuracy, dp_counterexample,
+                                     dp_sensitivity):
     """If f(D) is (ln(1/δ) + ln(1/β))/ε-stable, A_stab outputs f(D) w.p. ≥ 1 − β: exact
     P(⊥) ≤ β at the smallest integer distance d ≥ d* (for the reference, the closed form
     ½e^{−ε(d−Γ)}), and a binomial check on the sampler there (200k trials, also two-sided
@@ -155,6 +163,11 @@ def test_astab_releases_stable_value(variant, eps, delta, beta, dp_accuracy, dp_
     r = dp_accuracy(trial, alpha=0.5, beta=beta, trials=200_000)
     se = math.sqrt(p_bot * (1 - p_bot) / r.trials)
     assert abs(r.failure_rate - p_bot) <= 6 * se     # the sampler follows its own exact law
+    if variant == "reference":
+        dp_sensitivity(loss=p_bot, bound=beta, detectable_overspend=exact_overspend(p_bot, beta),
+                       basis="exact P(bot) at the smallest integer stable distance vs beta; "
+                             "overspend = beta/P(bot): the exact assertion fails any failure-"
+                             "rate inflation beyond it")
 
 
 def test_astab_utility_closed_form():
