@@ -30,6 +30,7 @@ from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, 
 from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
                                             claim_5_4_size_half, relabel_and_learn_pmf,
                                             relabel_pattern_pmf, relabel_patterns)
+from algorithms.detectability import exact_overspend
 from algorithms.closure.buggy import full_size_subsample, overleaking_rr
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
@@ -86,7 +87,8 @@ def _em(variant: str, h: ConceptClass, eps: float) -> ExponentialLearner:
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference", _m("no_half")])
-def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any) -> None:
+def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any,
+                                          dp_sensitivity: Any) -> None:
     """(i) Algorithm 1 with q = #mistakes is ε-DP: exact loss on the worst-case pairs
     (H = {h≡0, h≡1} on X = {0}, one label flipped; all m ≤ 15 and all label splits) is ≤ ε,
     and it tends to ε as εm grows (ε = 1, m = 11: 0.99303; εm = 20: ≥ 0.99ε). Mutant BUG-2
@@ -111,6 +113,12 @@ def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any) -> No
     assert exact == pytest.approx(1 + math.log((1 + math.exp(-5.5)) / (1 + math.exp(-4.5))))
     dp_record("Prop 3.13 (i): max exact loss over X={0}, m<=15", {"by_epsilon": worst,
                                                                   "eps1_m11": exact})
+    if variant == "reference":
+        dp_sensitivity(loss=worst["1.0"], bound=1.0,
+                       detectable_overspend=exact_overspend(worst["1.0"], 1.0),
+                       basis="exact worst loss of Algorithm 1 at eps=1 over the pairs (m <= 15 "
+                             "and m = 20) vs eps; overspend = bound/loss (exact, the loss is "
+                             "linear in the weight exponent)")
 
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
@@ -358,7 +366,7 @@ def test_relabel_em_stage_4e(data: st.DataObject) -> None:
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 5.3", kind="privacy")
-def test_relabel_em_stage_regression() -> None:
+def test_relabel_em_stage_regression(dp_sensitivity: Any) -> None:
     """The notes' extreme instance: X = {0,1,2}, H = {∅, {0}, {0,1}, {2}}, D1 = [(0,0),(0,0),
     (1,1)], D2 = [(0,0),(0,0),(2,1)], K = {0}, κ = "h(0) = 1": w1 = 0.49352, w2 = 0.12195,
     ratio 4.0468 ≤ 4e."""
@@ -368,6 +376,10 @@ def test_relabel_em_stage_regression() -> None:
     w1, w2 = _k_weights(h, p1, 1)[1], _k_weights(h, p2, 1)[1]
     assert (w1, w2) == (pytest.approx(0.4935196, abs=1e-6), pytest.approx(0.1219517, abs=1e-6))
     assert w1 / w2 == pytest.approx(4.046846, abs=1e-5) and w1 / w2 <= 4 * math.e
+    dp_sensitivity(loss=math.log(w1 / w2), bound=math.log(4 * math.e),
+                   detectable_overspend=exact_overspend(math.log(w1 / w2), math.log(4 * math.e)),
+                   basis="the notes' extreme instance: exact ln(w1/w2) = ln 4.0468 vs the "
+                         "lemma's ln(4e) (in epsilon units); overspend = bound/loss")
 
 
 def _leaky_rr(eps: float, delta: float) -> Any:
