@@ -234,7 +234,7 @@ def test_theorem_38_holds_for_odd_n_with_another_construction(variant):
     erratum recorded, like Theorem 30. n = 1 (β ≥ ½): "Strange" iff s = (1) on {0, 1}; the
     best (distribution-dependent) simulator fails on min(p, 1−p) ≤ ½ (exhaustive). n = 3, 5:
     :class:`StrangeSequence`, exact failure mass of SIM ≡ Normal over every ordered sample for
-    uniform D and random Dirichlet D (30 at n = 3, 2 at n = 5) (≤ n^{−n} ≤ 2^{−n}), and not DP: δ*(T*, T′) = 1 (exact).
+    uniform D and random Dirichlet D (30 at n = 3, 1 at n = 5) (≤ n^{−n} ≤ 2^{−n}), and not DP: δ*(T*, T′) = 1 (exact).
     The mutant (also "Strange" on the reversed sequence) doubles the mass at uniform D: 2n^{−n}
     > n^{−n} is caught by the tight bound n^{−n} (it still meets 2^{−n}, so we assert the
     tight one, which is what AM–GM gives)."""
@@ -254,7 +254,7 @@ def test_theorem_38_holds_for_odd_n_with_another_construction(variant):
 
             mech = Reversed()
         for w in [np.full(n, 1.0 / n)] + list(rng.dirichlet(np.ones(n), size=30 if n == 3
-                                                             else 2)):
+                                                             else 1)):
             mass, _ = exact_failure_mass(mech, IIDPopulation(np.arange(n), w, n), constant(0),
                                          PerfectGeneralization(2.0 ** -n, 0.0))
             assert mass <= float(n) ** -n + 1e-15, (n, w, mass)
@@ -364,7 +364,9 @@ def _bootstrap_law_from_first_principles(learner: GenericPGLearner, s: np.ndarra
     return np.exp(learner.log_probs_counts(counts)).mean(axis=0)
 
 
-def _alg1_compiled(variant: str, learner: GenericPGLearner) -> BootstrapCompiler:
+def _alg1_compiled(variant: str, learner: GenericPGLearner, n: int) -> BootstrapCompiler:
+    if variant == "alg1_resample_n_minus_1":
+        return BootstrapCompiler(learner, resample=n - 1)
     return BootstrapCompiler(learner, bootstrap=variant == "reference")
 
 
@@ -373,6 +375,7 @@ def _alg1_compiled(variant: str, learner: GenericPGLearner) -> BootstrapCompiler
     "reference",
     pytest.param("erm_no_bootstrap", marks=pytest.mark.mutant("erm_no_bootstrap")),
     pytest.param("alg1_no_bootstrap", marks=pytest.mark.mutant("alg1_no_bootstrap")),
+    pytest.param("alg1_resample_n_minus_1", marks=pytest.mark.mutant("alg1_resample_n_minus_1")),
 ])
 def test_compiled_algorithm_1_is_dp(variant, dp_rng, dp_sensitivity):
     """M = Algorithm 1 (thresholds on {1, 2}, |X_L| = 4), β = 0.1, ε = 0.5: M′ must be
@@ -383,12 +386,13 @@ def test_compiled_algorithm_1_is_dp(variant, dp_rng, dp_sensitivity):
     Algorithm 1 alone is already (2λ/n)-DP, so without these checks the bootstrap could be
     removed unnoticed. Mutants: ``erm_no_bootstrap`` (deterministic ERM, no bootstrap: fails
     the DP bound), ``alg1_no_bootstrap`` (Algorithm 1 with the bootstrap removed: passes the DP
-    bound, fails the law check — the old body passed it)."""
+    bound, fails the law check — the old body passed it), ``alg1_resample_n_minus_1`` (an
+    off-by-one resample size: still DP, caught by the law check)."""
     loss = labelled_loss(threshold_predictions(2))
     n, beta, eps = 6, 0.1, 0.5
     learner = GenericPGLearner(beta, eps, loss, variant="erm" if variant == "erm_no_bootstrap"
                                else "reference")
-    compiled = _alg1_compiled(variant, learner)
+    compiled = _alg1_compiled(variant, learner, n)
     if variant != "erm_no_bootstrap":
         for s in (np.array([0, 0, 1, 2, 3, 3]), np.array([1, 1, 1, 0, 2, 3]),
                   np.array([3, 3, 3, 3, 3, 0])):
