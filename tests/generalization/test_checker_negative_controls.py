@@ -123,9 +123,10 @@ def test_pg_simulator_path_audits_both_directions(case, exact):
     assert r.violation and r.failures == r.trials, r.summary()
 
 
-def test_pg_pairs_path_catches_a_data_copying_mechanism():
+def test_pg_pairs_and_optimal_paths_catch_a_data_copying_mechanism():
     """Output s_1 (deterministic): two independent samples disagree w.p. ½ > 2β = 0.2, so the
-    Corollary 10 pairs refutation must fire, exact and audited."""
+    Corollary 10 pairs refutation must fire, exact and audited; the optimal-simulator method
+    must refute it too."""
 
     class First:
         def __init__(self, exact: bool) -> None:
@@ -140,3 +141,8 @@ def test_pg_pairs_path_catches_a_data_copying_mechanism():
                                          method="pairs", datasets=200, samples=5_000,
                                          alpha=1e-3, seed=0)
         assert r.violation and r.failure_lower > 0.2, (exact, r.summary())
+    # method="optimal" (every simulator at once): the best simulator still fails on half the
+    # samples (s_1 = 0 or 1 with probability ½ each, point masses), > β = 0.1
+    r = check_perfect_generalization(First(True), BITS, PerfectGeneralization(0.1, 0.3),
+                                     method="optimal", datasets=200, alpha=1e-3, seed=0)
+    assert r.violation, r.summary()
