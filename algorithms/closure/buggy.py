@@ -52,7 +52,8 @@ from dpcheck.errors import InvalidArgument
 
 __all__ = ["ErmClosureLearn", "ErrorRateAgnostic", "UnsubsampledAgnostic", "full_size_subsample",
            "ReusingClosureLearn", "WrongCompletionClosureLearn", "UnrelabeledClosureLearn",
-           "SortedSplitAgnostic", "FullClassAgnostic", "overleaking_rr", "with_learner_epsilon"]
+           "SortedSplitAgnostic", "FullClassAgnostic", "overleaking_rr", "with_learner_epsilon",
+           "SwappedArgumentsClosureLearn", "PrefixIgnoredClosureLearn"]
 
 BUG8_MODES = ("all", "prefix", "without_replacement")
 BUG13_MODES = ("sorted", "positives_first")
@@ -366,3 +367,46 @@ def with_learner_epsilon(cl: ClosureLearn, epsilon: float) -> ClosureLearn:
     out = replace(cl)
     object.__setattr__(out, "learners", tuple(EMLearner(c, epsilon) for c in cl.classes))
     return out
+
+
+class SwappedArgumentsClosureLearn(ClosureLearn):
+    """Issue 27: score (17) evaluates ``G`` with its two arguments swapped (``G(a_2, a_1)``;
+    k = 2). Invisible for symmetric ``G`` (AND, OR: the test beds before issue 27); on
+    ``G = a AND NOT b`` every run errs (measured failure 1.0 at α = 0.05).
+
+    References
+    ----------
+    Seed 004, Algorithm 5 score (17), Lemma 7.3.
+    """
+
+    def round_law(self, i: int, prefix: Sequence[int], d_counts: np.ndarray,
+                  support: int) -> tuple[np.ndarray, np.ndarray]:
+        """Round ``i``'s relabel law with the argument order of ``G`` reversed."""
+        pats = patterns(self.classes[i], support)
+        pre = np.array([self.learners[j].labels[h] for j, h in enumerate(prefix)],
+                       np.int64).reshape(len(prefix), self.n)
+        rest = [lr.labels for lr in self.learners[i + 1:]]
+        swapped = tuple(self.table[(a >> 1) | ((a & 1) << 1)] for a in range(4))
+        return pats, relabel_distribution(pats, completion_scores(swapped, pre, pats, rest,
+                                                                  d_counts))
+
+
+class PrefixIgnoredClosureLearn(ClosureLearn):
+    """Issue 27: round ``i`` scores its patterns as if ``h_{<i}`` were all-zero (the earlier
+    hypotheses do not enter score (17)). Invisible when the second round ignores ``h_1``
+    (OR with H₁ = H₂ up to ties); on ``G = a AND NOT b`` round 2 sees ``G(0, ·) ≡ 0``, all
+    patterns tie and h₂ is uniform.
+
+    References
+    ----------
+    Seed 004, Algorithm 5 score (17), Lemma 7.3.
+    """
+
+    def round_law(self, i: int, prefix: Sequence[int], d_counts: np.ndarray,
+                  support: int) -> tuple[np.ndarray, np.ndarray]:
+        """Round ``i``'s relabel law with ``h_{<i}`` replaced by the all-zero labelling."""
+        pats = patterns(self.classes[i], support)
+        pre = np.zeros((len(prefix), self.n), np.int64)
+        rest = [lr.labels for lr in self.learners[i + 1:]]
+        return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest,
+                                                                  d_counts))

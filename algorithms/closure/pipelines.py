@@ -45,7 +45,7 @@ from dpcheck.errors import InvalidArgument
 
 from .relabel import (BUG5_EPSILON, BUGS, EMLearner, _digest, _draw, _outcomes, _subsample_counts,
                       as_sample, completion_scores, counts_of, error_counts, patterns,
-                      relabel_distribution, support_of)
+                      relabel_distribution, relabelled_cells, support_of)
 
 __all__ = ["RelabelAndLearn", "PrivateAgnostic", "ClosureLearn"]
 
@@ -154,11 +154,9 @@ class PrivateAgnostic:
             raise InvalidArgument(f"|D|={int(d_counts.sum())} must be >= 9")
         k = _draw(w, size, rng)
         f = np.empty(size, np.int64)
-        xs = d_counts.sum(1)
         for j in np.unique(k):
             rows = np.flatnonzero(k == j)
-            cells = np.zeros_like(d_counts)
-            cells[np.arange(self.cls.n), pats[j]] = xs
+            cells = relabelled_cells(d_counts, pats[j])
             f[rows] = self.learner.sample(_subsample_counts(cells, m, len(rows), rng), rng)
         return f, k, pats
 
@@ -184,8 +182,7 @@ class PrivateAgnostic:
         extra, h, m = self._extra(pats, t, support), len(self.learner.cls), len(d) // 9
         out: dict[int, float] = {}
         for j in np.flatnonzero(w > 0):
-            cells = np.zeros_like(dc)
-            cells[np.arange(self.cls.n), pats[j]] = dc.sum(1)
+            cells = relabelled_cells(dc, pats[j])
             for q, pq in _outcomes(cells.reshape(-1), m):
                 probs = np.exp(self.learner.log_pmf(q.reshape(cells.shape)))
                 for f in np.flatnonzero(probs > 0):
@@ -264,8 +261,7 @@ class ClosureLearn:
         pats, w = self.round_law(i, prefix, dc, support)
         out = np.zeros(len(self.classes[i]))
         for j in np.flatnonzero(w > 0):
-            cells = np.zeros_like(dc)
-            cells[np.arange(self.n), pats[j]] = dc.sum(1)
+            cells = relabelled_cells(dc, pats[j])
             for q, pq in _outcomes(cells.reshape(-1), int(dc.sum()) // 9):
                 out += w[j] * pq * np.exp(self.learners[i].log_pmf(q.reshape(cells.shape)))
         return out
@@ -300,8 +296,7 @@ class ClosureLearn:
                 k = _draw(w, len(rows), rng)
                 for j in np.unique(k):
                     sub = rows[k == j]
-                    cells = np.zeros_like(dc)
-                    cells[np.arange(self.n), pats[j]] = dc.sum(1)
+                    cells = relabelled_cells(dc, pats[j])
                     q = _subsample_counts(cells, int(dc.sum()) // 9, len(sub), rng)
                     hs[sub, i] = self.learners[i].sample(q, rng)
         return hs

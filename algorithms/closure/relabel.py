@@ -29,7 +29,8 @@ from dpcheck.validation import fmt, check_epsilon
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["BUGS", "BUG5_EPSILON", "as_sample", "counts_of", "support_of", "class_labels",
-           "patterns", "error_counts", "relabel_distribution", "completion_scores", "EMLearner"]
+           "patterns", "error_counts", "relabel_distribution", "completion_scores", "relabelled_cells",
+           "EMLearner"]
 
 BUGS = ("erm", "relabel_epsilon", "release_pattern", "release_t")
 #: The caller's ε that BUG-5 (``"relabel_epsilon"``) wrongly uses inside A_Relabel.
@@ -115,6 +116,17 @@ def completion_scores(table: Sequence[int], prefix: np.ndarray, pats: np.ndarray
     g = np.asarray(table, np.int64)[base[None, None, :] + (pats[:, None, :] << i) + comp[None]]
     errs = (counts[:, 0] * g).sum(-1) + (counts[:, 1] * (1 - g)).sum(-1)
     return errs.min(axis=1)
+
+
+def relabelled_cells(d_counts: np.ndarray, pattern: np.ndarray) -> np.ndarray:
+    """Algorithm 2 step 4 (D̃: D's points with the labels of the chosen pattern), as cell
+    counts: every example at ``x`` moves to ``(x, pattern[x])``. The ONE implementation of the
+    relabeling step, used by the samplers and by the exact laws of A_RelabelAndLearn and
+    A_ClosureLearn (issue 27: a bug in a second copy would be seen only by a loose bound)."""
+    d_counts = np.asarray(d_counts)
+    cells = np.zeros_like(d_counts)
+    cells[np.arange(d_counts.shape[0]), np.asarray(pattern)] = d_counts.sum(1)
+    return cells
 
 
 def _outcomes(cells: np.ndarray, m: int) -> list[tuple[np.ndarray, float]]:

@@ -30,6 +30,7 @@ from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, 
 from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
                                             claim_5_4_size_half, relabel_and_learn_pmf,
                                             relabel_pattern_pmf, relabel_patterns)
+from algorithms.detectability import exact_overspend
 from algorithms.closure.buggy import full_size_subsample, overleaking_rr
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
@@ -86,7 +87,8 @@ def _em(variant: str, h: ConceptClass, eps: float) -> ExponentialLearner:
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference", _m("no_half")])
-def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any) -> None:
+def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any,
+                                          dp_sensitivity: Any) -> None:
     """(i) Algorithm 1 with q = #mistakes is ε-DP: exact loss on the worst-case pairs
     (H = {h≡0, h≡1} on X = {0}, one label flipped; all m ≤ 15 and all label splits) is ≤ ε,
     and it tends to ε as εm grows (ε = 1, m = 11: 0.99303; εm = 20: ≥ 0.99ε). Mutant BUG-2
@@ -111,6 +113,12 @@ def test_em_learner_exact_epsilon_worst_case(variant: str, dp_record: Any) -> No
     assert exact == pytest.approx(1 + math.log((1 + math.exp(-5.5)) / (1 + math.exp(-4.5))))
     dp_record("Prop 3.13 (i): max exact loss over X={0}, m<=15", {"by_epsilon": worst,
                                                                   "eps1_m11": exact})
+    if variant == "reference":
+        dp_sensitivity(loss=worst["1.0"], bound=1.0,
+                       detectable_overspend=exact_overspend(worst["1.0"], 1.0),
+                       basis="exact worst loss of Algorithm 1 at eps=1 over the pairs (m <= 15 "
+                             "and m = 20) vs eps; overspend = bound/loss (exact, the loss is "
+                             "linear in the weight exponent)")
 
 
 @pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="privacy")
@@ -219,6 +227,55 @@ def test_subsampled_learner_exact_epsilon_paper_constants(dp_record: Any) -> Non
     dp_record("Lemma 3.12 at eps=1: exact loss of A' by m", {"losses": losses})
 
 
+def _a_prime(variant: str, eps: float, m: int) -> SubsampledLearner:
+    learner = ExponentialLearner(thresholds(1), eps)
+    if variant == "draws_1_5x":       # 15 draws from 90 instead of 10 (ratio 6, not 9)
+        return SubsampledLearner(learner, 9 * m // 6, ratio=6)
+    if variant == "full_size_subsample":
+        return full_size_subsample(learner, 9 * m)
+    return SubsampledLearner(learner, m)
+
+
+def _a_prime_loss(variant: str, eps: float, m: int) -> float:
+    d1, d2 = _one_label_pair(9 * m)
+    a = _a_prime(variant, eps, m)
+    return privacy_loss(a.pmf(d1), a.pmf(d2)).epsilon
+
+
+@pytest.mark.claim(paper="004", ref="Lemma 3.12", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("draws_1_5x"), _m("full_size_subsample")])
+def test_subsampled_learner_exact_epsilon_above_one(variant: str, dp_record: Any,
+                                                    dp_sensitivity: Any) -> None:
+    """ε > 1 (issue 27: the region the lemma's statement covers but the tests did not visit;
+    its "≤ ε" is false there, see the erratum test): the exact loss of A′ (m = 10 of 90 with
+    replacement, EM learner on X = {0}) must stay below the amplification bound that does hold
+    for every ε, ``amplified_epsilon_with_replacement(ε, m, 9m) = m ln(1 + (e^ε − 1)/(9m))``,
+    at ε ∈ {1.5, 2, 4} — exact, no sampling. Reference slack 0.995 / 0.997 / 0.934. Mutants:
+    draws_1_5x (15 draws instead of 10: 0.569 > 0.380 at ε = 1.5) and BUG-9 (90 draws)."""
+    m = 10
+    rows = {}
+    for eps in (1.5, 2.0, 4.0):
+        loss = _a_prime_loss(variant, eps, m)
+        bound = amplified_epsilon_with_replacement(eps, m, 9 * m)
+        assert loss <= bound + TOL, (eps, loss, bound)
+        rows[eps] = {"exact_epsilon": loss, "bound": bound, "slack": loss / bound}
+    if variant == "reference":
+        # smallest multiplicative error f in the learner's ε (noise scale 1/ε) that the exact
+        # assertion at ε = 2 catches: bisection on the exact loss (monotone in f)
+        bound = amplified_epsilon_with_replacement(2.0, m, 9 * m)
+        lo, hi = 1.0, 2.0
+        for _ in range(30):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if _a_prime_loss("reference", 2.0 * mid, m) > bound + TOL \
+                else (mid, hi)
+        dp_sensitivity(loss=rows[2.0]["exact_epsilon"], bound=rows[2.0]["bound"],
+                       detectable_overspend=hi,
+                       basis="exact loss of A' at eps=2, m=10 vs the with-replacement "
+                             "amplification bound; overspend: smallest factor on the learner's "
+                             "eps whose exact A' loss exceeds the bound (bisection, exact pmfs)")
+    dp_record("lemma_3_12_eps_above_one", {"variant": variant, "m": m, "rows": rows})
+
+
 @pytest.mark.claim(paper="004", ref="Lemma 3.12", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference", _m("full_size_subsample")])
 def test_subsampled_learner_audit(variant: str, dp_audit: Any, dp_counterexample: Any,
@@ -309,7 +366,7 @@ def test_relabel_em_stage_4e(data: st.DataObject) -> None:
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 5.3", kind="privacy")
-def test_relabel_em_stage_regression() -> None:
+def test_relabel_em_stage_regression(dp_sensitivity: Any) -> None:
     """The notes' extreme instance: X = {0,1,2}, H = {∅, {0}, {0,1}, {2}}, D1 = [(0,0),(0,0),
     (1,1)], D2 = [(0,0),(0,0),(2,1)], K = {0}, κ = "h(0) = 1": w1 = 0.49352, w2 = 0.12195,
     ratio 4.0468 ≤ 4e."""
@@ -319,6 +376,10 @@ def test_relabel_em_stage_regression() -> None:
     w1, w2 = _k_weights(h, p1, 1)[1], _k_weights(h, p2, 1)[1]
     assert (w1, w2) == (pytest.approx(0.4935196, abs=1e-6), pytest.approx(0.1219517, abs=1e-6))
     assert w1 / w2 == pytest.approx(4.046846, abs=1e-5) and w1 / w2 <= 4 * math.e
+    dp_sensitivity(loss=math.log(w1 / w2), bound=math.log(4 * math.e),
+                   detectable_overspend=exact_overspend(math.log(w1 / w2), math.log(4 * math.e)),
+                   basis="the notes' extreme instance: exact ln(w1/w2) = ln 4.0468 vs the "
+                         "lemma's ln(4e) (in epsilon units); overspend = bound/loss")
 
 
 def _leaky_rr(eps: float, delta: float) -> Any:

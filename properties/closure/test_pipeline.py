@@ -26,8 +26,12 @@ import numpy as np
 import pytest
 
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, class_labels
-from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic, UnrelabeledClosureLearn,
-                                      WrongCompletionClosureLearn)
+from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic,
+                                      PrefixIgnoredClosureLearn, SwappedArgumentsClosureLearn,
+                                      UnrelabeledClosureLearn, WrongCompletionClosureLearn)
+from algorithms.closure.relabel import _draw, _subsample_counts, relabelled_cells
+from algorithms.detectability import detectable_inflation, exact_overspend
+from dpcheck.core.sampler_check import check_sampler
 from algorithms.closure.testbeds import (agnostic_size, closure_round_size, closure_trial,
                                         erm_pair, random_pairs, support_pair, worst_pair)
 from algorithms.concepts import intervals, negation, thresholds
@@ -65,16 +69,19 @@ def _exact_claim(dp_counterexample: Any, holds: bool, name: str, witness: dict[s
 @pytest.mark.parametrize("variant", ["reference", _m("erm"), _m("relabel_epsilon"),
                                      _m("release_pattern"), _m("release_t")])
 def test_private_agnostic_is_private(variant: str, dp_audit: Any, dp_record: Any,
-                                     dp_counterexample: Any) -> None:
+                                     dp_counterexample: Any, dp_sensitivity: Any) -> None:
     """A_PrivateAgnostic with L-EM (ε = 1) on thresholds over {0..3} is (4, 0)-DP under
     substitution anywhere in S: exact loss ≤ 1 + ln(4e) (the proof's constant) on the BUG-1
-    pair, the P-changing pair (|D| = 99) and the worst of 20 random pairs (|D| = 27); each
-    sampler audited at PureDP(4) (100k per side). Mutants: BUG-1 ERM relabeling (exact 5.51),
-    BUG-5 relabel EM at ε = 10 (4.53), BUG-6 pattern released (∞), BUG-7 T̃ released (∞)."""
+    pair, the P-changing pair (|D| = 99 and, issue 27, |D| = 999: A′ then draws 111 rows) and
+    the worst of 20 random pairs (|D| = 27); each sampler audited at PureDP(4) (100k per side).
+    Mutants: BUG-1 ERM relabeling (exact 5.51; 55.5 at |D| = 999), BUG-5 relabel EM at ε = 10
+    (4.53; 5.0 at 999), BUG-6 pattern released (∞), BUG-7 T̃ released (∞)."""
     mech = PrivateAgnostic(H4, bug=None if variant == "reference" else variant)
     _, wp = worst_pair(mech, random_pairs(4, 54, 20, seed=4))
+    worst_exact = 0.0
     for name, (d, dp) in {"erm_pair": erm_pair(49), "support_pair": support_pair(49),
-                          "random_worst": wp}.items():
+                          "random_worst": wp, "erm_pair_999": erm_pair(499),
+                          "support_pair_999": support_pair(499)}.items():
         exact = privacy_loss(mech.pmf(d), mech.pmf(dp)).epsilon
         _exact_claim(dp_counterexample, exact <= PROOF_EPS, f"private_agnostic_{variant}_{name}",
                      {"exact_epsilon": exact, "proof_epsilon": PROOF_EPS})
@@ -82,6 +89,62 @@ def test_private_agnostic_is_private(variant: str, dp_audit: Any, dp_record: Any
         dp_record("private_agnostic_privacy", {"variant": variant, "pair": name,
                                                "exact_epsilon": exact,
                                                "epsilon_lower": r.epsilon_lower})
+        worst_exact = max(worst_exact, exact)
+    if variant == "reference":
+        dp_sensitivity(loss=worst_exact, bound=PROOF_EPS,
+                       detectable_overspend=exact_overspend(worst_exact, PROOF_EPS),
+                       basis="exact worst loss over the five pairs vs the asserted 1 + ln(4e); "
+                             "overspend = bound/loss, assuming the loss scales linearly with a "
+                             "common factor on both EM epsilons (not measured)")
+
+
+class _SamplerUnrelabelled(PrivateAgnostic):
+    """Mutant (sampler only): A′ is run on D with its own labels (the relabeled D̃ is computed
+    but not used), while ``pmf`` still describes Algorithm 2 — the kind of bug a second copy of
+    the relabeling step in the sampler would hide from an exact-law test."""
+
+    def learn_counts(self, d_counts, support, size, rng):
+        pats, w = self.relabel(d_counts, support)
+        k = _draw(w, size, rng)
+        q = _subsample_counts(d_counts, int(d_counts.sum()) // 9, size, rng)
+        return self.learner.sample(q, rng), k, pats
+
+
+class _SamplerOneMoreDraw(PrivateAgnostic):
+    """Mutant (sampler only): A′ draws ⌊|D|/9⌋ + 1 rows (off by one)."""
+
+    def learn_counts(self, d_counts, support, size, rng):
+        pats, w = self.relabel(d_counts, support)
+        k = _draw(w, size, rng)
+        f = np.empty(size, np.int64)
+        for j in np.unique(k):
+            rows = np.flatnonzero(k == j)
+            q = _subsample_counts(relabelled_cells(d_counts, pats[j]),
+                                  int(d_counts.sum()) // 9 + 1, len(rows), rng)
+            f[rows] = self.learner.sample(q, rng)
+        return f, k, pats
+
+
+SAMPLER_VARIANTS = {"reference": PrivateAgnostic, "sampler_unrelabelled": _SamplerUnrelabelled,
+                    "sampler_one_more_draw": _SamplerOneMoreDraw}
+
+
+@pytest.mark.claim(paper="004", ref="Theorem 2.4", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("sampler_unrelabelled"),
+                                     _m("sampler_one_more_draw")])
+def test_private_agnostic_sampler_matches_its_exact_law(variant: str, dp_rng: Any) -> None:
+    """The exact-law privacy checks above speak for the sampler only if the sampler draws from
+    that law (issue 27): Pearson χ² of 50k sampler outputs against ``pmf`` on each side of the
+    ERM pair at |D| = 99 and |D| = 999 and of the worst random pair (|D| = 27), flagged at
+    10⁻³ per pair (fixed seed). The relabeling step itself is one function
+    (``relabel.relabelled_cells``) shared by sampler and law. Mutants (sampler only): A′ on
+    the un-relabeled D; one extra draw in A′."""
+    mech = SAMPLER_VARIANTS[variant](H4)
+    _, wp = worst_pair(PrivateAgnostic(H4), random_pairs(4, 54, 20, seed=4))
+    for d, dp in (erm_pair(49), erm_pair(499), wp):
+        check = check_sampler(mech.sample(d, 50_000, dp_rng), mech.pmf(d),
+                              mech.sample(dp, 50_000, dp_rng), mech.pmf(dp))
+        assert not check.mismatch, (len(d) // 2, check.describe())
 
 
 @pytest.mark.claim(paper="004", ref="Theorem 2.4", kind="utility")
@@ -129,10 +192,45 @@ def test_private_agnostic_utility_derived_chain(variant: str, dp_accuracy: Any,
 CLOSURE_PAIRS = [random_pairs(4, 396, 40, seed=8)[i] for i in (0, 4, 34, 36)]
 
 
+class _ClosureSamplerIgnoresPrefix(ClosureLearn):
+    """Mutant (sampler only): round 2's relabel law in ``learn_chunks`` is computed with an
+    empty prefix (h_1 dropped) while ``pmf`` is right — a divergence between the sampler's and
+    the exact law's use of the relabeling step."""
+
+    def learn_chunks(self, ch, size, rng):
+        hs = np.zeros((size, len(ch)), np.int64)
+        for i, (dc, sup) in enumerate(ch):
+            pats, w = self.round_law(i, [0] * i, dc, sup)
+            k = _draw(w, size, rng)
+            for j in np.unique(k):
+                sub = np.flatnonzero(k == j)
+                q = _subsample_counts(relabelled_cells(dc, pats[j]), int(dc.sum()) // 9,
+                                      len(sub), rng)
+                hs[sub, i] = self.learners[i].sample(q, rng)
+        return hs
+
+
+@pytest.mark.claim(paper="004", ref="Lemma 7.2", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("closure_sampler_ignores_prefix")])
+def test_closure_learn_sampler_matches_its_exact_law(variant: str, dp_rng: Any) -> None:
+    """A_ClosureLearn's sampler against its exact transcript law (issue 27): Pearson χ² of
+    50k transcripts per side at 10⁻³, on the asymmetric coupled setup (G = a AND NOT b over
+    thresholds × intervals on {0..3}) and on AND(thresholds, negated thresholds), |D_i| = 27.
+    Mutant (sampler only): round 2's relabel law ignores h_1 in the sampler."""
+    cls = ClosureLearn if variant == "reference" else _ClosureSamplerIgnoresPrefix
+    for g, classes in (((0, 1, 0, 0), (thresholds(4), intervals(4))),
+                       ("and", (thresholds(4), negation(thresholds(4))))):
+        cl = cls(g, classes)
+        for d, dp in random_pairs(4, 108, 2, seed=27):
+            check = check_sampler(cl.sample(d, 50_000, dp_rng), cl.pmf(d),
+                                  cl.sample(dp, 50_000, dp_rng), cl.pmf(dp))
+            assert not check.mismatch, (g, check.describe())
+
+
 @pytest.mark.claim(paper="004", ref="Lemma 7.2", kind="privacy")
 @pytest.mark.parametrize("variant", ["reference", _m("erm_relabel")])
 def test_closure_learn_is_private(variant: str, dp_audit: Any, dp_record: Any,
-                                  dp_counterexample: Any) -> None:
+                                  dp_counterexample: Any, dp_sensitivity: Any) -> None:
     """A_ClosureLearn, G = AND, H1 = thresholds, H2 = negated thresholds on {0..3}, L-EM
     learners, |D_i| = 99: exact transcript loss ≤ 1 + ln(4e) on each of the four pairs; the
     worst pair audited at PureDP(4) (derived (4, 4eδ), δ = 0). The printed "(ε, O(δ)), ε < 1"
@@ -149,6 +247,12 @@ def test_closure_learn_is_private(variant: str, dp_audit: Any, dp_record: Any,
     dp_record("closure_privacy", {"variant": variant, "d_i": 99, "exact_losses": losses,
                                   "exact_worst": worst, "printed_epsilon_below_1": worst < 1,
                                   "epsilon_lower": r.epsilon_lower})
+    if variant == "reference":
+        dp_sensitivity(loss=worst, bound=PROOF_EPS,
+                       detectable_overspend=exact_overspend(worst, PROOF_EPS),
+                       basis="exact worst transcript loss over the four pairs (|D_i| = 99) vs "
+                             "the asserted 1 + ln(4e); overspend = bound/loss assuming a loss "
+                             "linear in a common factor on the EM epsilons (not measured)")
 
 
 # ----------------------------------------------------------------------------- Lemma 7.3, Thm 7.1
@@ -162,10 +266,15 @@ SETUPS: dict[str, tuple[str, Any, int, Any, int]] = {
     "and_thresholds": ("and", (thresholds(16), negation(thresholds(16))), 16,
                        lambda x: (x >= 5) & (x <= 11), 1000),
     "or_intervals": ("or", (intervals(12), intervals(12)), 12, lambda x: (x <= 3) | (x >= 8), 300),
+    # issue 27: asymmetric G (a AND NOT b, truth table indexed by a + 2b), heterogeneous
+    # classes, and round 2 coupled to h_1 (G(0, ·) ≡ 0: h_2 only matters where h_1 = 1)
+    "andnot_coupled": ((0, 1, 0, 0), (thresholds(16), intervals(16)), 16,
+                       lambda x: (x >= 3) & ~((x >= 8) & (x <= 11)), 500),
 }
 CLOSURE_VARIANTS: dict[str, type[ClosureLearn]] = {
     "reference": ClosureLearn, "wrong_completion": WrongCompletionClosureLearn,
-    "no_relabeling": UnrelabeledClosureLearn}
+    "no_relabeling": UnrelabeledClosureLearn, "swapped_arguments": SwappedArgumentsClosureLearn,
+    "prefix_ignored": PrefixIgnoredClosureLearn}
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 7.3", kind="utility")
@@ -173,9 +282,13 @@ CLOSURE_VARIANTS: dict[str, type[ClosureLearn]] = {
     ("and_thresholds", "reference"), ("or_intervals", "reference"),
     pytest.param("and_thresholds", "wrong_completion",
                  marks=pytest.mark.mutant("wrong_completion")),
-    pytest.param("or_intervals", "no_relabeling", marks=pytest.mark.mutant("no_relabeling"))])
+    pytest.param("or_intervals", "no_relabeling", marks=pytest.mark.mutant("no_relabeling")),
+    ("andnot_coupled", "reference"),
+    pytest.param("andnot_coupled", "swapped_arguments",
+                 marks=pytest.mark.mutant("swapped_arguments")),
+    pytest.param("andnot_coupled", "prefix_ignored", marks=pytest.mark.mutant("prefix_ignored"))])
 def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accuracy: Any,
-                                             dp_record: Any) -> None:
+                                             dp_record: Any, dp_sensitivity: Any) -> None:
     """Uniform P, proper L-EM, α = 0.05, k = 2: error_P(c) ≤ 5α w.p. ≥ 1 − 8·0.0125 (derived
     per-round chain e_i ≤ e_{i−1} + 3α/k + 2α/k, with uniform convergence for
     G(h_{<i}, H_i, H_{>i}) with h_{<i} fixed — the fix of the proof gap noted in §8.8), on
@@ -183,7 +296,11 @@ def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accura
     intervals over {0..11}, target [0,3] ∪ [8,11] (300 runs). Mutants: BUG-11 (score (17)
     completes with H_1: AND of two thresholds is a threshold, round 1 is indifferent among
     6 tied patterns, failure ≈ 1/6 > β) and BUG-12 (no relabeling: the two rounds pick
-    inconsistent intervals, failure ≈ 7/9)."""
+    inconsistent intervals, failure ≈ 7/9). Issue 27: both setups above are symmetric in G and
+    decoupled, so a bug in the argument order or in how h_1 enters round 2 is invisible there;
+    the third setup is G = a AND NOT b over thresholds (x ≥ t) × intervals on {0..15}, target
+    {x ≥ 3} minus [8, 11] (500 runs, to keep the main job cheap: detects a 1.7× inflation of β): mutants swapped_arguments (score (17) with G(a_2, a_1))
+    and prefix_ignored (h_1 does not enter round 2's score)."""
     g, classes, n, target_fn, trials = SETUPS[setup]
     cl = CLOSURE_VARIANTS[variant](g, classes)
     alpha, b = 0.05, 0.0125
@@ -194,6 +311,13 @@ def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accura
     dp_record("closure_utility", {"setup": setup, "variant": variant, "d_i": d_size,
                                   "total_n": 4 * d_size, "bound": 5 * alpha,
                                   "failure_rate": r.failure_rate})
+    if variant == "reference":
+        inflation = detectable_inflation(r.trials, 8 * b, r.confidence)
+        dp_sensitivity(loss=r.failure_rate, bound=8 * b,
+                       detectable_overspend=inflation if math.isfinite(inflation) else None,
+                       basis=f"loss: measured failure rate ({r.trials} runs, {setup}); "
+                             "overspend: smallest failure-rate inflation of beta=0.1 the exact "
+                             "binomial test catches with power 0.9 at this test's alpha")
 
 
 @pytest.mark.claim(paper="004", ref="Theorem 7.1", kind="utility")

@@ -26,6 +26,7 @@ from algorithms.generalization.theory import (
     theorem39_epsilon,
     theorem40_lower,
 )
+from dpcheck.core.sampler_check import check_sampler
 from dpcheck.generalization.enumeration import optimal_binary_failure
 
 EPS = 0.5
@@ -82,26 +83,66 @@ def epsilon_min(mech: LaplaceMajority, n: int, beta: float, p: float = 0.5) -> f
     return hi
 
 
+class _SamplerNoiseHalved(LaplaceMajority):
+    """Mutant: the declared pmf is right but the sampler draws Lap(1/(2nε)) (a 2ε-DP
+    sampler behind an ε-DP pmf)."""
+
+    def sample(self, data, size, rng):
+        s = np.asarray(data).ravel()
+        return (s.mean() + rng.laplace(0.0, 1.0 / (2 * len(s) * self.epsilon), size)
+                > 0.5).astype(np.int64)
+
+
+def _theorem40_mechanism(variant: str, n: int) -> LaplaceMajority:
+    if variant == "n_independent_noise":
+        return LaplaceMajority(EPS, scale=1.0 / EPS)
+    if variant == "noise_halved":
+        return LaplaceMajority(EPS, scale=1.0 / (2 * n * EPS))
+    if variant == "sampler_noise_halved":
+        return _SamplerNoiseHalved(EPS)
+    return LaplaceMajority(EPS)
+
+
+def _mechanism_log_pmf(mech: LaplaceMajority, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log P[1], log P[0]) for c = 0..n ones, *asked of the mechanism* (its ``pmf`` on a
+    dataset with c ones), not recomputed from a constant."""
+    rows = [mech.pmf(np.array([1] * c + [0] * (n - c))) for c in range(n + 1)]
+    with np.errstate(divide="ignore"):
+        return (np.log([r[1] for r in rows]), np.log([r[0] for r in rows]))
+
+
 @pytest.mark.claim(paper="001", ref="Theorem 40", kind="generalization")
-@pytest.mark.parametrize("variant", ["reference",
-                                     pytest.param("n_independent_noise",
-                                                  marks=pytest.mark.mutant("n_independent_noise"))])
-def test_laplace_majority_needs_sqrt_n(variant, dp_record):
-    """The Laplace majority is (ε, 0)-DP (exact: max_c |Δ ln P| = ε) but the best simulator needs
+@pytest.mark.parametrize("variant", [
+    "reference",
+    pytest.param("n_independent_noise", marks=pytest.mark.mutant("n_independent_noise")),
+    pytest.param("noise_halved", marks=pytest.mark.mutant("noise_halved")),
+    pytest.param("sampler_noise_halved", marks=pytest.mark.mutant("sampler_noise_halved")),
+])
+def test_laplace_majority_needs_sqrt_n(variant, dp_record, dp_rng):
+    """The Laplace majority is (ε, 0)-DP (exact: max_c |Δ ln P| = ε, on the mechanism's own
+    pmf, whose sampler is checked against it by a χ² goodness of fit at 10⁻³ per n on the four
+    counts around n/2) but the best simulator needs
     ε′_min(n) ≥ ½ ln(e^{Knε} − 1), K = √(ln(1/(15·2√β)))/(4√n) (the proof's exact form; its
     simplification ½(Knε − 1) is weaker), β = 10⁻⁴ < 1/900, ε = 0.5, n ∈ {100, 400, 1000}.
     Also ε′_min ≤ Theorem 39's ε√(2n ln(4/β)) and ε′_min(4n)/ε′_min(n) ≈ 2 (√n growth), so any
-    constant-factor conversion "(ε,0)-DP ⇒ (β, Cε, 0)-PG" fails for large n. The mutant's noise
-    scale 1/ε does not shrink with n (a different, (ε/n)-DP mechanism), so its ε′_min stays O(1)
-    and the lower-bound assertion catches it."""
+    constant-factor conversion "(ε,0)-DP ⇒ (β, Cε, 0)-PG" fails for large n. Mutants:
+    ``n_independent_noise`` (scale 1/ε: a different, (ε/n)-DP mechanism, ε′_min stays O(1));
+    ``noise_halved`` (scale 1/(2nε), pmf and sampler: 2ε-DP — the old assertion recomputed
+    the pmf from the constant ε and missed it); ``sampler_noise_halved`` (pmf right, sampler
+    2ε-DP: caught by the goodness of fit)."""
+    rng = dp_rng
     beta = 1e-4
     rows = {}
     for n in (100, 400, 1000):
-        mech = (LaplaceMajority(EPS) if variant == "reference"
-                else LaplaceMajority(EPS, scale=1.0 / EPS))
-        c = np.arange(n + 1)
-        l1, l0 = laplace_majority_log_pmf(c, n, EPS)
+        mech = _theorem40_mechanism(variant, n)
+        l1, l0 = _mechanism_log_pmf(mech, n)
         assert max(np.max(np.abs(np.diff(l1))), np.max(np.abs(np.diff(l0)))) == pytest.approx(EPS)
+        for c in range(n // 2 - 1, n // 2 + 3):
+            d = np.array([1] * c + [0] * (n - c))
+            u = np.array([1] * (c - 1) + [0] * (n - c + 1))
+            check = check_sampler(mech.sample(d, 20_000, rng), mech.pmf(d),
+                                  mech.sample(u, 20_000, rng), mech.pmf(u))
+            assert not check.mismatch, (n, c, check.describe())
         e_min = epsilon_min(mech, n, beta)
         bound = theorem40_lower(n, EPS, beta)
         assert bound is not None and e_min >= bound, (n, e_min, bound)

@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pytest
 
+from algorithms.detectability import detectable_inflation
 from algorithms.generalization import BootstrapCompiler
 from algorithms.generalization.learner import (
     GenericPGLearner,
@@ -102,6 +103,15 @@ def test_two_samples_give_close_outputs(variant, dp_check):
              method="pairs", datasets=300, kind="perfect_generalization")
 
 
+def _utility_sensitivity(dp_sensitivity, r, beta: float) -> None:
+    inflation = detectable_inflation(r.trials, beta, r.confidence)
+    dp_sensitivity(loss=r.failure_rate, bound=beta,
+                   detectable_overspend=inflation if math.isfinite(inflation) else None,
+                   basis=f"loss: measured failure rate of the reference ({r.trials} trials); "
+                         "overspend: smallest failure-rate inflation of beta the exact one-sided "
+                         "binomial test rejects with power 0.9 at this test's alpha")
+
+
 def _accuracy_trial(mech, loss: np.ndarray, w: np.ndarray, n: int):
     err_d = loss @ w
     opt = err_d.min()
@@ -116,7 +126,7 @@ def _accuracy_trial(mech, loss: np.ndarray, w: np.ndarray, n: int):
 @pytest.mark.claim(paper="001", ref="Theorem 30", kind="utility")
 @pytest.mark.parametrize("variant", ["reference",
                                      pytest.param("no_sqrt_n", marks=pytest.mark.mutant("no_sqrt_n"))])
-def test_algorithm_1_accuracy(variant, dp_accuracy, dp_record):
+def test_algorithm_1_accuracy(variant, dp_accuracy, dp_record, dp_sensitivity):
     """𝒜(γ, ε, ·, H) is (α, γ)-accurate for n ≥ 6(ln 2|H| + ln 1/γ)³/(ε²α²): |H| = 11,
     ε = 0.5, α = γ = 0.1 → n = 376,578. The proof's own arithmetic (B(n) = α/3 needs
     |H|·exp(−ε√n(α/3)/√(2 ln(2|H|/γ))) ≤ γ/2) requires the constant 18, not 6 — recorded below;
@@ -131,13 +141,15 @@ def test_algorithm_1_accuracy(variant, dp_accuracy, dp_record):
     dp_record("theorem_30_proof_constant", {"n_6": n, "proof_step_at_6": lhs, "gamma_over_2":
                                             gamma / 2, "n_18": n18, "proof_step_at_18": lhs18})
     learner = GenericPGLearner(gamma, EPS, LOSS, variant=variant)
-    dp_accuracy(_accuracy_trial(learner, LOSS, W, n), alpha=alpha, beta=gamma, trials=2000)
+    r = dp_accuracy(_accuracy_trial(learner, LOSS, W, n), alpha=alpha, beta=gamma, trials=2000)
+    if variant == "reference":
+        _utility_sensitivity(dp_sensitivity, r, gamma)
 
 
 @pytest.mark.claim(paper="001", ref="Corollary 31", kind="utility")
 @pytest.mark.parametrize("variant", ["reference",
                                      pytest.param("no_sqrt_n", marks=pytest.mark.mutant("no_sqrt_n"))])
-def test_algorithm_1_over_labelings(variant, dp_accuracy):
+def test_algorithm_1_over_labelings(variant, dp_accuracy, dp_sensitivity):
     """Algorithm 1 over H′ = the 22 distinct interval labelings of {1..6} (Sauer), at Theorem
     30's n for |H′| (α = γ = 0.1, ε = 0.5), target interval [2, 4] with 10% label noise."""
     m, alpha, gamma = 6, 0.1, 0.1
@@ -149,29 +161,58 @@ def test_algorithm_1_over_labelings(variant, dp_accuracy):
     w[1::2] = np.where(clean == 1, 0.9, 0.1) / m
     n = theorem30_size(loss.shape[0], EPS, alpha, gamma)
     learner = GenericPGLearner(gamma, EPS, loss, variant=variant)
-    dp_accuracy(_accuracy_trial(learner, loss, w, n), alpha=alpha, beta=gamma, trials=1000)
+    r = dp_accuracy(_accuracy_trial(learner, loss, w, n), alpha=alpha, beta=gamma, trials=1000)
+    if variant == "reference":
+        _utility_sensitivity(dp_sensitivity, r, gamma)
+
+
+class _DistinctBootstrap(BootstrapCompiler):
+    """Mutant: the bootstrap draws uniformly from the *distinct* records of S (multiplicities
+    dropped) — a bug in ``BootstrapCompiler.sample`` that the old trial, which re-implemented
+    the bootstrap, could not see."""
+
+    def sample(self, data, size, rng):
+        k = self.mechanism.counts(data)
+        present = (k > 0) / np.count_nonzero(k)
+        return self.mechanism.sample_counts(rng.multinomial(len(data), present, size=size), rng)
+
+
+def _theorem33_compiler(variant: str, learner: GenericPGLearner) -> BootstrapCompiler:
+    if variant == "resample_one":
+        return BootstrapCompiler(learner, resample=1)
+    if variant == "bootstrap_from_distinct":
+        return _DistinctBootstrap(learner)
+    return BootstrapCompiler(learner)
 
 
 @pytest.mark.claim(paper="001", ref="Theorem 33", kind="utility")
-@pytest.mark.parametrize("variant", ["reference",
-                                     pytest.param("resample_one",
-                                                  marks=pytest.mark.mutant("resample_one"))])
-def test_compiled_learner_accuracy(variant, dp_accuracy):
+@pytest.mark.parametrize("variant", [
+    "reference",
+    pytest.param("resample_one", marks=pytest.mark.mutant("resample_one")),
+    pytest.param("bootstrap_from_distinct", marks=pytest.mark.mutant("bootstrap_from_distinct")),
+])
+def test_compiled_learner_accuracy(variant, dp_accuracy, dp_sensitivity):
     """M′(Algorithm 1) at Theorem 30's n: error ≤ OPT + 3α w.p. ≥ 1 − 2γ. The paper only says
     (O(α), O(γ)); the constants 3 and 2 are ours (heuristic). Privacy half: Theorem 32's exact
-    tests. Mutant: a bootstrap resample of size 1."""
+    tests. Each trial draws a dataset S (n records) and asks the compiled mechanism itself
+    (``M′.sample(S, 1, rng)``) — the earlier trial re-implemented the bootstrap and so never
+    exercised ``BootstrapCompiler.sample``. Mutants: a bootstrap resample of size 1; a
+    bootstrap from the distinct records (multiplicities dropped)."""
     alpha = gamma = 0.1
     n = theorem30_size(11, EPS, alpha, gamma)
-    compiled = BootstrapCompiler(GenericPGLearner(gamma, EPS, LOSS),
-                                 resample=None if variant == "reference" else 1)
+    compiled = _theorem33_compiler(variant, GenericPGLearner(gamma, EPS, LOSS))
     err_d = LOSS @ W
+    records = np.arange(len(W))
 
     def trial(size, rng):
-        counts = rng.multinomial(n, W, size=size)
-        boot = np.array([rng.multinomial(compiled._size(n), c / n) for c in counts])
-        return err_d[compiled.mechanism.sample_counts(boot, rng)] - err_d.min()
+        out = np.empty(size, dtype=np.int64)
+        for j, counts in enumerate(rng.multinomial(n, W, size=size)):
+            out[j] = compiled.sample(np.repeat(records, counts), 1, rng)[0]
+        return err_d[out] - err_d.min()
 
-    dp_accuracy(trial, alpha=3 * alpha, beta=2 * gamma, trials=1000)
+    r = dp_accuracy(trial, alpha=3 * alpha, beta=2 * gamma, trials=1000)
+    if variant == "reference":
+        _utility_sensitivity(dp_sensitivity, r, 2 * gamma)
 
 
 @pytest.mark.claim(paper="001", ref="Lemma 36", kind="generalization")
