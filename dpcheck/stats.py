@@ -30,6 +30,8 @@ from dpcheck.errors import InvalidArgument
 from dpcheck.validation import check_alpha, check_delta, check_epsilon, check_real
 
 __all__ = [
+    "power_floor",
+    "FLOOR_MASSES",
     "clopper_pearson",
     "cp_lower",
     "cp_upper",
@@ -345,3 +347,52 @@ def holm(p_values: ArrayLike) -> NDArray[np.float64]:
     if p.size == 0:
         return p
     return np.asarray(multipletests(p, alpha=0.05, method="holm")[1], dtype=np.float64)
+
+
+#: Event masses at which a passing audit states what it rules out (:func:`power_floor`).
+FLOOR_MASSES = (0.5, 0.05, 0.005)
+
+
+def power_floor(n: int, *, alpha: float, epsilon: float, delta: float,
+                masses: tuple[float, ...] = FLOOR_MASSES, power: float = 0.9
+                ) -> list[dict[str, float]]:
+    """What a confirmation of ``n`` outputs per side at level ``alpha`` (per candidate, both
+    sides: :func:`event_bound`) rules out: for each event mass ``p`` (on the likelier side),
+    the smallest ratio ``p/q`` that is refuted with probability ≥ ``power``, as ``x`` in
+    ``p/q = e^(ε(1+x))`` (``inf`` where no ratio suffices, e.g. ``p ≤ δ``).
+
+    Conservative and deterministic: the refutation is guaranteed when ``K_p`` is at least its
+    ``(1 − power)/2`` quantile and ``K_q`` at most its ``(1 + power)/2`` quantile, which happen
+    together with probability ≥ ``power`` (union bound); so the true power is at least
+    ``power``. It speaks of an event that is *confirmed*: whether exploration selects it is
+    another matter.
+    """
+    from scipy.stats import binom
+
+    tail = (1.0 - power) / 2.0
+    out = []
+    for mass in masses:
+        k_p = binom.ppf(tail, n, mass)
+        p_low = float(cp_lower(k_p, n, alpha / 2))
+
+        limit = (p_low - delta) / math.exp(epsilon)  # q_high must fall below this
+        if limit <= 0:
+            out.append({"mass": mass, "x": math.inf, "ratio": math.inf})
+            continue
+        lo = 0.0
+        grid = np.geomspace(mass * 1e-12, mass, 160)
+        for _ in range(3):  # two vectorised refinements of the boundary
+            q_high = cp_upper(binom.ppf(1.0 - tail, n, grid), n, alpha / 2)
+            ok = np.asarray(q_high) < limit
+            if not ok[0]:
+                break
+            i = int(np.flatnonzero(ok)[-1])
+            lo = float(grid[i])
+            if i + 1 >= grid.size:
+                break
+            grid = np.linspace(grid[i], grid[i + 1], 80)
+        ratio = mass / lo if lo > 0 else math.inf
+        x = (math.log(ratio) / epsilon - 1.0) if epsilon > 0 and math.isfinite(ratio) else (
+            math.inf if not math.isfinite(ratio) else math.log(ratio))
+        out.append({"mass": mass, "x": x, "ratio": ratio})
+    return out

@@ -166,3 +166,35 @@ def test_lower_bound_below_scipys_range_uses_the_exact_asymptote(k, n, level):
     lo = stats.cp_lower(k, n, level)
     assert 0 < lo < 1e-6
     assert betainc(k, n - k + 1, lo) == pytest.approx(level, rel=1e-8)
+
+
+def test_a_pass_states_what_it_rules_out() -> None:
+    """Issue 27 item 6: a passing audit's power floor: at 10⁶ per side an event of mass 0.5
+    with ratio 1.05·e^ε is caught, at 10⁴ it takes far more; a refuted audit carries none; the
+    floor's power claim holds when simulated."""
+    import dpcheck
+    from dpcheck.stats import power_floor
+
+    big = power_floor(900_000, alpha=0.05 / 3, epsilon=1.0, delta=0.0)
+    small = power_floor(9_000, alpha=0.05 / 3, epsilon=1.0, delta=0.0)
+    assert [f["mass"] for f in big] == [0.5, 0.05, 0.005]
+    assert big[0]["x"] < 0.05 and small[0]["x"] > 0.1
+    assert all(b["x"] < s["x"] for b, s in zip(big, small))
+    # simulate the event at the floor: refuted in >= 90 % of draws
+    rng = np.random.default_rng(0)
+    f = small[1]
+    n, p, q = 9_000, f["mass"], f["mass"] / f["ratio"]
+    k_p, k_q = rng.binomial(n, p, 2_000), rng.binomial(n, q, 2_000)
+    lo = stats.cp_lower(k_p, n, 0.05 / 6)
+    hi = stats.cp_upper(k_q, n, 0.05 / 6)
+    assert np.mean(lo > np.e * hi) >= 0.9
+
+    def lap(d, size, rng):
+        return rng.laplace(float(np.sum(d)), 1.0, size)
+
+    ok = dpcheck.audit(lap, [1.0], [0.0], dpcheck.PureDP(1.0), samples=50_000, seed=0,
+                       float_features=False)
+    bad = dpcheck.audit(lap, [1.0], [0.0], dpcheck.PureDP(0.5), samples=50_000, seed=0,
+                        float_features=False)
+    assert "power_floor" in ok.to_dict() and "rules out" in ok.summary()
+    assert "power_floor" not in bad.to_dict()

@@ -61,7 +61,7 @@ from dpcheck.exact import privacy_loss
 from dpcheck.features.feature import FeatureMap
 from dpcheck.internal.rng import generator
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
-from dpcheck.stats import poisson_size
+from dpcheck.stats import poisson_size, power_floor
 from dpcheck.validation import check_int
 
 #: Largest ``samples`` per side an audit accepts (its exploration sample is held in memory).
@@ -268,6 +268,11 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
     n_explore = explored.out_d.shape[0]
     exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim,
                                                     explored.out_d, explored.out_dp)
+    floor = None
+    if not certified.violation and certified.curve is None:  # a pass states what it rules out
+        n = min(w.bound.n_p for w in certified.witnesses)
+        floor = tuple(power_floor(n, alpha=setup.alpha / len(certified.witnesses),
+                                  epsilon=claim.epsilon, delta=claim.delta))
     relation = setup.relation
     return AuditResult(
         claim=claim,
@@ -293,6 +298,7 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
         sampler_check=sampler_report,
         explore_seconds=explore_seconds,
         curve=certified.curve,
+        power_floor=floor,
     )
 
 

@@ -180,6 +180,7 @@ class AuditResult:
     warnings: tuple[str, ...] = ()
     explore_seconds: float | None = None
     curve: dict[str, Any] | None = None
+    power_floor: tuple[dict[str, float], ...] | None = None
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -218,6 +219,10 @@ class AuditResult:
             lower = ", ".join(f"{k} >= {v:.4g}" for k, v in self.parameter_lower.items())
             lines.append(f"  curve: margin {self.curve['margin']:.3g} outside the claimed curve"
                          f" at the witness" + (f"; {lower}" if lower else ""))
+        if self.power_floor:
+            lines.append("  rules out (power >= 0.9, had the event been confirmed): "
+                         + "; ".join(f"mass {f['mass']:g} with p/q >= {f['ratio']:.3g}"
+                                     for f in self.power_floor if math.isfinite(f["ratio"])))
         if self.exact_epsilon is not None:
             lines.append(f"  exact (from pmf): epsilon = {self.exact_epsilon:.6g}, "
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")
@@ -276,6 +281,8 @@ class AuditResult:
             "sampler_check": None if self.sampler_check is None else self.sampler_check.to_dict(),
             "warnings": list(self.warnings),
             **({} if self.curve is None else {"curve": json_safe(self.curve)}),
+            **({} if self.power_floor is None
+               else {"power_floor": [json_safe(f) for f in self.power_floor]}),
         }
 
     def __post_init__(self) -> None:

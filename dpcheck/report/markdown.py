@@ -105,6 +105,12 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
                       f"{num(eps, 'g')} (claimed δ = {num(claim.get('delta'), 'g')})", False))
     items.append(("p-value", f"{num(result.get('p_value'), '.3g')} (Holm-adjusted: "
                   f"{num(p_holm, '.3g')})", False))
+    floor = [f for f in result.get("power_floor") or [] if isinstance(f, Mapping)]
+    if floor:
+        items.append(("what this pass rules out", "with power ≥ 0.9, had such an event been "
+                      "confirmed: " + "; ".join(f"mass {num(f.get('mass'), 'g')} with p/q ≥ "
+                                                f"{num(f.get('ratio'), '.3g')}" for f in floor),
+                      False))
     items.append(("samples per side", f"{count(result.get('samples'))} "
                   f"({count(result.get('explore_samples'))} exploration + "
                   f"{count(result.get('confirm_samples'))} confirmation)", False))
