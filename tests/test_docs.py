@@ -1,0 +1,208 @@
+"""The documentation is tested: ``docs/`` builds with Sphinx with warnings as errors, every
+```` ```python ```` example of ``README.md`` and of the docs pages runs, and where a page shows the
+printed output, the printed output is that.
+
+How a page's examples run (the page is a session, like a doctest file):
+
+- the ```` ```python ```` blocks of one page run in order in one namespace;
+- the output a block prints is checked when the block is followed by a ```` ```text ```` block
+  (or, in README.md, by "prints (...)" and a bare ```` ``` ```` block); ``...`` in the shown
+  output matches anything (doctest's ELLIPSIS: used for OpenDP, which cannot be seeded);
+- a block with a ``# raises dpcheck.NAME`` comment must raise that exception (its output up to
+  the raise is still checked);
+- a block that defines ``test_*`` functions using the plugin's fixtures is a test file: it runs
+  under pytest (pytester) and all its tests must pass.
+
+``python tests/test_docs.py --update`` rewrites the shown outputs of the docs pages from a run
+(blocks whose shown output has ``...`` are left alone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+import importlib.util
+import io
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)]
+
+pytest_plugins = ["pytester"]
+
+_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+_BETWEEN_OK = re.compile(r"\A\s*(prints[^\n]*)?\s*\Z")
+_RAISES = re.compile(r"#\s*raises\s+dpcheck\.(\w+)")
+
+
+@dataclass
+class Example:
+    page: Path
+    line: int
+    code: str
+    output: str | None  # the shown output, or None when the page shows none
+    output_span: tuple[int, int] | None  # where the shown output sits in the page text
+
+    @property
+    def is_test_file(self) -> bool:
+        return bool(re.search(r"^def test_\w*\(", self.code, re.M))
+
+    def __str__(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def examples(page: Path) -> list[Example]:
+    """The ```python blocks of ``page`` with their shown outputs."""
+    text = page.read_text(encoding="utf-8")
+    fences = list(_FENCE.finditer(text))
+    out = []
+    for i, f in enumerate(fences):
+        if f.group(1).strip() != "python":
+            continue
+        output = span = None
+        if i + 1 < len(fences):
+            nxt = fences[i + 1]
+            lang = nxt.group(1).strip()
+            between = text[f.end():nxt.start()]
+            if lang in ("text", "") and _BETWEEN_OK.match(between) and (
+                    lang == "text" or "prints" in between):
+                output, span = nxt.group(2), (nxt.start(2), nxt.end(2))
+        out.append(Example(page, text.count("\n", 0, f.start()) + 1, f.group(2), output, span))
+    return out
+
+
+ALL = [e for p in PAGES for e in examples(p)]
+
+
+def matches(shown: str, printed: str) -> bool:
+    shown, printed = shown.strip() + "\n", printed.strip() + "\n"
+    return doctest.OutputChecker().check_output(shown, printed, doctest.ELLIPSIS)
+
+
+def run_page(page: Path, runner=None) -> list[tuple[Example, str]]:
+    """Run the examples of ``page`` in one namespace; returns (example, printed output)."""
+    import dpcheck
+
+    namespace: dict = {"__name__": "__docs__"}
+    done = []
+    for ex in examples(page):
+        if ex.is_test_file:
+            if runner is not None:
+                runner(ex)
+            continue
+        buf = io.StringIO()
+        raises = _RAISES.search(ex.code)
+        with contextlib.redirect_stdout(buf):
+            if raises:
+                with pytest.raises(getattr(dpcheck, raises.group(1))):
+                    exec(compile(ex.code, str(ex), "exec"), namespace)
+            else:
+                exec(compile(ex.code, str(ex), "exec"), namespace)
+        done.append((ex, buf.getvalue()))
+    return done
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+def test_the_pages_have_examples():
+    assert len([e for e in ALL if e.page.name != "README.md"]) >= 15
+    assert sum(e.output is not None for e in ALL) >= 10
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if examples(p)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_run_and_print_what_the_page_shows(page, pytester, recwarn):
+    def as_test_file(ex: Example) -> None:
+        pytester.makepyfile(**{f"test_{page.stem}_{ex.line}": ex.code})
+        result = pytester.runpytest("-p", "no:cacheprovider", "--dpcheck-report", "none",
+                                    f"test_{page.stem}_{ex.line}.py")
+        outcomes = result.parseoutcomes()
+        assert result.ret == 0 and outcomes.get("passed", 0) >= 1, (str(ex), outcomes)
+
+    for ex, printed in run_page(page, as_test_file):
+        if ex.output is not None:
+            assert matches(ex.output, printed), (
+                f"{ex}: the page shows\n{ex.output}\nthe example printed\n{printed}")
+
+
+def test_docs_build_without_warnings(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("numpydoc")
+    pytest.importorskip("myst_parser")
+    start = time.perf_counter()
+    out = tmp_path / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b",
+                           "html", "-d", str(tmp_path / "doctrees"), str(DOCS), str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    for name in ("index", "tutorial", "explanation", "api", "benchmarks"):
+        assert (out / f"{name}.html").is_file(), name
+    api = (out / "api.html").read_text(encoding="utf-8")
+    import dpcheck
+
+    missing = [n for n in dpcheck.__all__ if f'id="dpcheck.{n}"' not in api]
+    assert not missing, f"public names without an API entry: {missing}"
+    bench = (out / "benchmarks.html").read_text(encoding="utf-8")
+    assert "Design decisions" in bench  # benchmarks/README.md is included
+    assert time.perf_counter() - start < 120
+
+
+def _html_check():
+    spec = importlib.util.spec_from_file_location("html_check",
+                                                  ROOT / "benchmarks" / "html_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_built_docs_open_in_a_browser(tmp_path):
+    html_check = _html_check()
+    if html_check.chromium() is None:
+        pytest.skip("no chromium (apt-get install chromium)")
+    pytest.importorskip("sphinx")
+    out = tmp_path / "html"
+    subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(DOCS), str(out)],
+                   check=True, capture_output=True, cwd=ROOT, timeout=300)
+    page = html_check.measure(out / "index.html", width=1366, height=768)
+    assert page["links"] >= 1 and page["n_broken"] == 0, page["broken"]
+    assert not page["horizontal_overflow"], page["too_wide"]
+    dom = html_check._run(html_check.chromium(), (out / "index.html").as_uri(), 1366, 768,
+                          ["--dump-dom"])
+    assert "dpcheck" in dom and "Tutorial" in dom
+
+
+# -- python tests/test_docs.py --update ------------------------------------------------------
+
+
+def _update() -> None:
+    for page in PAGES:
+        if page.name == "README.md" or not examples(page):
+            continue
+        text = page.read_text(encoding="utf-8")
+        edits = []
+        for ex, printed in run_page(page):
+            if ex.output is not None and "..." not in ex.output and not matches(ex.output,
+                                                                                printed):
+                edits.append((ex.output_span, printed.rstrip("\n") + "\n"))
+        for (a, b), new in sorted(edits, reverse=True):
+            text = text[:a] + new + text[b:]
+        page.write_text(text, encoding="utf-8")
+        print(f"{page.relative_to(ROOT)}: {len(edits)} output(s) updated")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--update"]:
+        _update()
+    else:
+        for page in PAGES:
+            for ex, printed in run_page(page):
+                print(f"--- {ex}\n{printed}", end="")
