@@ -46,6 +46,8 @@ numpydoc_validation_checks: set[str] = set()
 html_theme = "alabaster"
 html_title = f"dpcheck {release}"
 html_static_path: list[str] = []
+# wide enough for the examples' 99-character lines
+html_theme_options = {"page_width": "1180px", "sidebar_width": "230px"}
 
 
 def _module_sections_as_rubrics(app, what, name, obj, options, lines):
