@@ -1,6 +1,8 @@
 """The documentation is tested: ``docs/`` builds with Sphinx with warnings as errors, every
 ```` ```python ```` example of ``README.md`` and of the docs pages runs, and where a page shows the
-printed output, the printed output is that.
+printed output, the printed output is that; the ``>>>`` examples of the docstrings that the API
+reference renders run as doctests; the built index.html opens in headless Chromium (skipped
+where none is installed).
 
 How a page's examples run (the page is a session, like a doctest file):
 
@@ -136,6 +138,31 @@ def test_test_file_examples_pass_under_the_plugin(ex, pytester):
                                            f"{name}.py")
     outcomes = result.parseoutcomes()
     assert result.ret == 0 and outcomes.get("passed", 0) >= 1, (str(ex), outcomes)
+
+
+#: Modules whose docstrings the API reference renders (docs/api.md, docs/api/*.md) and that hold
+#: ``>>>`` examples: the examples run as doctests.
+API_MODULES = ["dpcheck.core.audit", "dpcheck.core.audit_pairs", "dpcheck.core.results",
+               "dpcheck.generalization.closeness", "dpcheck.integrations",
+               "dpcheck.integrations.scalar", "dpcheck.integrations.diffprivlib",
+               "dpcheck.integrations.opendp", "dpcheck.strategies", "dpcheck.validation"]
+
+
+@pytest.mark.parametrize("name", API_MODULES)
+def test_api_reference_examples_run(name):
+    import importlib
+
+    module = importlib.import_module(name)
+    if name.endswith(("diffprivlib", "opendp")):
+        pytest.importorskip(name.rsplit(".", 1)[1])
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(
+        optionflags=doctest.ELLIPSIS)
+    tests = [t for t in finder.find(module) if t.examples]
+    assert tests, f"{name} has no docstring examples: drop it from API_MODULES"
+    out = io.StringIO()
+    for t in tests:
+        runner.run(t, out=out.write)
+    assert runner.failures == 0, out.getvalue()
 
 
 @pytest.fixture(scope="module")
