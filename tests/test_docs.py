@@ -227,6 +227,16 @@ def test_built_docs_open_in_a_browser(built_docs):
     assert "<title>dpcheck" in dom and "Tutorial" in dom and "How-to guides" in dom
 
 
+def test_ci_installs_chromium_for_the_browser_tests():
+    """.ci/run installs Debian's chromium where it is missing and it runs as root with apt-get,
+    before the quick-start commands, so these browser tests run in CI."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install = script.index("apt-get install -y -qq")
+    assert "DEBIAN_FRONTEND=noninteractive" in script and '"$(id -u)" -eq 0' in script
+    assert install < script.index('for line in "${commands[@]}"')
+    assert script.index("--print-commands\" ]") < install  # --print-commands installs nothing
+
+
 # -- python tests/test_docs.py --update ------------------------------------------------------
 
 
