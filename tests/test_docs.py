@@ -15,7 +15,8 @@ How a page's examples run (the page is a session, like a doctest file):
 - a block that defines ``test_*`` functions using the plugin's fixtures is a test file: it runs
   under pytest (pytester) and all its tests must pass.
 
-``python tests/test_docs.py --update`` rewrites the shown outputs of the docs pages from a run
+``python tests/test_docs.py --json PAGE`` runs one page (the test runs each page so, in a fresh
+interpreter); ``python tests/test_docs.py --update`` rewrites the shown outputs of the docs pages from a run
 (blocks whose shown output has ``...`` are left alone).
 """
 
@@ -25,6 +26,7 @@ import contextlib
 import doctest
 import importlib.util
 import io
+import json
 import re
 import subprocess
 import sys
@@ -121,11 +123,21 @@ def test_the_pages_have_examples():
 
 @pytest.mark.parametrize("page", [p for p in PAGES if examples(p)],
                          ids=lambda p: str(p.relative_to(ROOT)))
-def test_examples_run_and_print_what_the_page_shows(page, recwarn):
-    for ex, printed in run_page(page):
+def test_examples_run_and_print_what_the_page_shows(page):
+    """Each page runs in a fresh interpreter, as a reader would run it: the Dask example starts
+    and stops an in-process cluster, which must not meet the state other tests of this process
+    left behind (an in-process pytester run restores sys.modules afterwards, and a cluster
+    started after that never shuts down)."""
+    proc = subprocess.run([sys.executable, __file__, "--json", str(page)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    printed = {line: out for line, out in json.loads(proc.stdout.splitlines()[-1])}
+    shown = examples(page)
+    assert sorted(printed) == [e.line for e in shown if not e.is_test_file]
+    for ex in shown:
         if ex.output is not None:
-            assert matches(ex.output, printed), (
-                f"{ex}: the page shows\n{ex.output}\nthe example printed\n{printed}")
+            assert matches(ex.output, printed[ex.line]), (
+                f"{ex}: the page shows\n{ex.output}\nthe example printed\n{printed[ex.line]}")
 
 
 @pytest.mark.parametrize("ex", [e for e in ALL if e.is_test_file], ids=str)
@@ -259,6 +271,9 @@ def _update() -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--update"]:
         _update()
+    elif sys.argv[1:2] == ["--json"]:
+        done = run_page(Path(sys.argv[2]).resolve())
+        print(json.dumps([[ex.line, printed] for ex, printed in done]))
     else:
         for page in PAGES:
             for ex, printed in run_page(page):
