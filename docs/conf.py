@@ -47,7 +47,7 @@ html_theme = "alabaster"
 html_title = f"dpcheck {release}"
 html_static_path: list[str] = []
 # wide enough for the examples' 99-character lines
-html_theme_options = {"page_width": "1180px", "sidebar_width": "230px"}
+html_theme_options = {"page_width": "1180px", "sidebar_width": "230px", "code_font_size": "0.75em"}
 
 
 def _module_sections_as_rubrics(app, what, name, obj, options, lines):
