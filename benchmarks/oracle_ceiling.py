@@ -47,7 +47,7 @@ per pair, median 0.274, 5 % quantile 0.180, P(≥ 0.165) = 0.97 — far above dp
 
 ``--supremum`` at 10⁸ per side per pair (oracle median of the best pair; the 0.95·ε target is
 reachable where it is ≥ 0.95·ε): svt1 0.097 (staircase (9, 5)), svt2 0.097, svt4_c1 0.173,
-svt4_c2 0.319 — reachable, and reached by dpcheck (README); svt1_c2 0.087 (the largest exact ε of
+svt4_c2 0.319 — reachable, and reached by dpcheck (docs/benchmarks.md); svt1_c2 0.087 (the largest exact ε of
 a staircase pair is 0.0966, at s = 40, where the attaining pattern is too rare), svt2_c2 0.060
 (the declared 0.1 is a loose bound: 0.068 at most on the family), svt4_c4 0.575 of 0.625 and
 svt6 0.430 of 0.5 — not reachable at 10⁸ by any audit of these pairs, listed or staircase.

@@ -8,7 +8,7 @@ the bytes that travel (each task's pickled payload out, its counts back; metered
 executor). Every run must return the same result bit for bit (checked). Mechanisms:
 
 * ``svt6`` (the zoo entry; vectorised numpy, 10-byte rows), at ``explore_fraction=0.01`` so
-  that the confirmation dominates — the throughput figure of the README;
+  that the confirmation dominates — the throughput figure of docs/howto/large-audits.md;
 * ``--library``: diffprivlib's ``Laplace`` through :func:`dpcheck.integrations.diffprivlib.
   from_diffprivlib` (one Python call per output, ~10⁵ outputs/s), at the default
   ``explore_fraction=0.1`` — the slow one-output-per-call case that needs more than one machine.
@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {"cpu_count": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()],
            "chunk": CHUNK, "cores_per_machine": CORES_PER_MACHINE, "mechanisms": mechanisms,
            "all_identical": all(r["identical_result"] for m in mechanisms for r in m["runs"]),
-           # the README's figure (svt6), as before
+           # the docs' figure (svt6, docs/howto/large-audits.md), as before
            "scaling_efficiency_1_to_2": mechanisms[0]["scaling_efficiency_1_to_2"]}
     path = Path(args.out)
     path.mkdir(parents=True, exist_ok=True)

@@ -179,7 +179,7 @@ def audit(
     >>> def laplace_count(data, size, rng):
     ...     return np.sum(data) + rng.laplace(0.0, 1.0, size)
     >>> r = dpcheck.audit(laplace_count, [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),
-    ...                   samples=200_000, seed=1)
+    ...                   samples=200_000, seed=1, float_features=False)  # values only
     >>> r.violation, 0.85 < r.epsilon_lower <= 1.0
     (False, True)
     """
