@@ -31,6 +31,7 @@ import pytest
 
 from dpcheck import InvalidArgument, PureDP, WorkerLost, audit
 from dpcheck.core.audit import exploration_size
+from dpcheck.core.checkpoint import content_digest
 from dpcheck.core.results import untimed as untimed_record
 
 AUDIT_MODULE = sys.modules["dpcheck.core.confirm"]  # CHUNK and count_chunk live there
@@ -128,7 +129,9 @@ def test_killed_dask_worker_costs_only_its_chunks(mechs, dask_processes, small_c
 
     calls = []
 
-    def kill_busiest(done, total):  # after the first finished chunk: SIGKILL a busy worker
+    def kill_busiest(done, total, phase=""):  # after the first finished chunk: SIGKILL
+        if phase != "confirm":  # exploration and selection are reported too
+            return
         calls.append(done)
         if killed:
             return
@@ -153,8 +156,8 @@ def test_dead_process_pool_worker_is_a_named_error_and_the_checkpoint_resumes(
     pool = ProcessPoolExecutor(2, mp_context=SPAWN)
     killed = []
 
-    def kill_one(done, total):
-        if not killed:
+    def kill_one(done, total, phase=""):
+        if not killed and phase == "confirm":
             killed.append(next(iter(pool._processes)))
             os.kill(killed[0], signal.SIGKILL)
 
@@ -181,7 +184,9 @@ def test_interrupted_audit_resumes_from_its_checkpoint(mechs, small_chunks, tmp_
     total = n_chunks(full)
     seen = []
 
-    def stop_after_5(done, total_outputs):
+    def stop_after_5(done, total_outputs, phase=""):
+        if phase != "confirm":
+            return
         seen.append(done)
         if len(seen) == 5:
             raise _Stop
@@ -214,7 +219,9 @@ def test_interrupt_on_an_executor_keeps_the_finished_chunks(mechs, small_chunks,
     path = tmp_path / "ckpt.json"
     calls = []
 
-    def stop_after_3(done, total):
+    def stop_after_3(done, total, phase=""):
+        if phase != "confirm":
+            return
         calls.append(done)
         if len(calls) == 3:
             raise _Stop
@@ -236,6 +243,10 @@ def test_checkpoint_of_other_arguments_or_selection_is_refused(mechs, small_chun
               checkpoint=path)
     doc = json.loads(path.read_text(encoding="utf-8"))
     doc["selection"] = "0" * 64  # as if exploration had selected other events
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InvalidArgument, match="was edited or corrupted"):  # digest
+        run(mechs.slow_laplace, checkpoint=path)
+    doc["digest"] = content_digest(doc)  # a consistent file: the selection check speaks
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(InvalidArgument, match="not determined by its seed"):
         run(mechs.slow_laplace, checkpoint=path)
@@ -274,11 +285,14 @@ def test_progress_counts_chunks_finished_on_all_workers(mechs, dask_processes, s
     reference = None
     with ThreadPoolExecutor(3) as threads:
         for executor in (None, threads, dask_processes):
-            calls = []
+            every: list[tuple[int, int, str]] = []
             result = run(mechs.slow_laplace, executor=executor,
-                         progress=lambda done, total, calls=calls: calls.append((done, total)))
+                         progress=lambda done, total, phase, every=every: every.append(
+                             (done, total, phase)))
             reference = reference or untimed(result)
             assert untimed(result) == reference
+            assert [p for _, _, p in every[:4]] == ["explore"] * 3 + ["select"]
+            calls = [(d, t) for d, t, p in every if p == "confirm"]
             assert len(calls) == n_chunks(result) == 22  # one call per finished chunk
             assert all(total == 2 * SAMPLES for _, total in calls)
             done = [d for d, _ in calls]

@@ -95,12 +95,14 @@ def test_a_new_family_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_each_claim_type_has_one_certifier() -> None:
-    assert set(CERTIFIERS) == {dpcheck.PureDP, dpcheck.ApproxDP}
+    assert set(CERTIFIERS) == {dpcheck.PureDP, dpcheck.ApproxDP, dpcheck.GaussianDP,
+                               dpcheck.TradeOff, dpcheck.ZCDP, dpcheck.RenyiDP,
+                               dpcheck.PrivacyCurve}
     assert certifier_for(dpcheck.PureDP(1.0)).selection(dpcheck.PureDP(1.0)).poissonize
     approx = certifier_for(dpcheck.ApproxDP(1.0, 0.1)).selection(dpcheck.ApproxDP(1.0, 0.1))
     assert not approx.poissonize and approx.delta_epsilon == 1.0 and approx.delta == 0.1
     with pytest.raises(dpcheck.InvalidArgument, match=r"claim=.* must be a dpcheck.PureDP or "
-                                                      r"dpcheck.ApproxDP"):
+                                                      r"dpcheck.ApproxDP or dpcheck.GaussianDP"):
         certifier_for(dpcheck.Closeness(1.0))
     with pytest.raises(dpcheck.InvalidArgument, match="must be a dpcheck.PureDP"):
         dpcheck.audit(lambda d, n, rng: rng.random(n), 0, 1, dpcheck.Closeness(1.0), samples=10)
