@@ -155,11 +155,8 @@ def _check_finite_epsilon(value: Any) -> float:
 
 
 def check_beta(value: Any, name: str = "beta") -> float:
-    """β ∈ [0, 1) (seed 001, Definition 8)."""
-    b = check_real(name, value)
-    if not 0.0 <= b < 1.0:
-        raise InvalidArgument(f"{name}={fmt(value)} must be in [0, 1)")
-    return b
+    """β ∈ [0, 1) (seed 001, Definition 8): the same range as δ."""
+    return check_delta(value, name)
 
 
 @dataclass(frozen=True, slots=True)

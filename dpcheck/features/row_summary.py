@@ -60,8 +60,8 @@ from dpcheck.features.family import Exploration, Fitted, score_column
 from dpcheck.features.feature import Feature
 from dpcheck.features.learned import MAX_COLUMNS, LogisticScore, fit_weights, learns
 
-__all__ = ["RowSummary", "SummaryScore", "RowSummaryFamily", "MAX_LEVELS", "SUMMARY_BINS", "SUMMARY_FIT_ROWS",
-           "INTERACTION_BINS", "MAX_INTERACTIONS"]
+__all__ = ["RowSummary", "SummaryScore", "RowSummaryFamily", "MAX_LEVELS", "SUMMARY_BINS",
+           "SUMMARY_FIT_ROWS", "INTERACTION_BINS", "MAX_INTERACTIONS"]
 
 #: Levels (repeated values) counted across coordinates, the most frequent first.
 MAX_LEVELS = 8
