@@ -64,6 +64,11 @@ def test_compare_fails_by_default_on_regressions(runs: dict[str, Path], tmp_path
     assert reason in proc.stderr
     assert _cli("report", "compare", str(base), str(runs[b]), "--fail-on", "none",
                 cwd=tmp_path).returncode == 0
+    from dpcheck.report import load_run
+    from dpcheck.report.compare import compare_runs
+
+    api = compare_runs(load_run(base), load_run(runs[b]))  # the API has the same default
+    assert api["failed"] and any(reason in r for r in api["reasons"])
 
 
 def test_different_settings_warn_and_fail_with_strict(runs: dict[str, Path],

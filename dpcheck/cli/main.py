@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "violations, catalogue coverage.")
     rc.add_argument("a", metavar="A", help="run directory or audit.json (before)")
     rc.add_argument("b", metavar="B", help="run directory or audit.json (after)")
-    rc.add_argument("--fail-on", default="violation,missed,failure", metavar="LIST",
+    rc.add_argument("--fail-on", default=None, metavar="LIST",
                     help="exit 1 when B has changes of these kinds (comma-separated): violation "
                          "(new unexpected violations), missed (expected violations now missed), "
                          "failure (tests newly failing, or B incomplete), regression (ε lower "
