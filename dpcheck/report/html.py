@@ -10,8 +10,10 @@ Order (what a reader needs first comes first): the verdict banner and outcome co
 contents; problems (failed tests, unexpected and missed violations, surviving mutants); errata
 with the catalogue's explanation and witnesses; the mutant kill matrix; claims; figures; every
 record (collapsible ``<details>``, numbered as in the records table); tests; run information.
-Stable anchors: ``#test-<nodeid slug>``, ``#test-<…>-call-N`` per record,
-``#claim-<paper>-<ref slug>`` per catalogue claim.
+Stable anchors (functions of the node id, not of the run): ``#t-<hash>`` per test,
+``#t-<hash>-cN`` per record, ``#claim-<paper>-<ref slug>`` per catalogue claim (see
+:mod:`dpcheck.report.overview`). Size: markup is kept lean because the main job writes about a
+thousand records — records are definition lists, verdict colours are classes, anchors are short.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from dpcheck.report.figures import RenderedFigure
 from dpcheck.report.html_assets import CSS as _CSS
 from dpcheck.report.html_assets import JS as _JS
 from dpcheck.report.markdown import READING, record_items
-from dpcheck.report.model import (FIGURES_DIR, claim_text, coverage_rows, header_items, holm_map,
-                                  num, test_name, truncate, verdict_colour, verdict_label)
+from dpcheck.report.model import (FIGURES_DIR, VERDICTS, claim_text, coverage_rows, header_items,
+                                  holm_map, num, test_name, truncate, verdict_colour,
+                                  verdict_label)
 from dpcheck.report.overview import (
     claim_anchor,
     claim_results,
@@ -35,6 +38,7 @@ from dpcheck.report.overview import (
     outcome,
     problems,
     record_anchor,
+    slug,
     test_anchor,
     tests_by_outcome,
 )
@@ -45,9 +49,17 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _vclass(verdict: Any) -> str:
+    """The CSS class that carries a verdict's colour (``--c``), see :func:`_verdict_css`."""
+    return "v-" + slug(verdict)
+
+
+def _verdict_css(verdicts: Sequence[Any]) -> str:
+    return "".join(f".{_vclass(v)}{{--c:{verdict_colour(v)}}}" for v in dict.fromkeys(verdicts))
+
+
 def _badge(verdict: Any) -> str:
-    return (f'<span class="badge" style="background:{_e(verdict_colour(verdict))}">'
-            f"{_e(verdict_label(verdict))}</span>")
+    return f'<span class="badge {_vclass(verdict)}">{_e(verdict_label(verdict))}</span>'
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str = "",
@@ -73,15 +85,18 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], *, table_id: str 
     out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead>")
     out.append("<tbody>")
     marks = [f' data-verdict="{_e(v)}"' for v in verdicts] or [""] * len(rows)
-    out += [f"<tr{mark}>" + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in row)
-            + "</tr>" for row, mark in zip(rows, marks)]
+    # End tags of cells and rows are optional in HTML (WHATWG "optional tags") and left out:
+    # about a tenth of the main job's page was ``</td>`` and ``</tr>``.
+    out += [f"<tr{mark}>" + "".join(c if c.startswith("<td") else f"<td>{c}" for c in row)
+            for row, mark in zip(rows, marks)]
     return "\n".join(out) + "\n</tbody></table>"
 
 
-def _figure(fig: RenderedFigure) -> str:
+def _figure(fig: RenderedFigure, *, caption: str | None = None) -> str:
     src = f"{FIGURES_DIR}/{fig.name}"
-    return (f'<figure><a href="{_e(src)}"><img alt="{_e(fig.title)}" src="{_e(src)}" '
-            f'loading="lazy"></a><figcaption>{_e(fig.title)}</figcaption></figure>')
+    text = fig.title if caption is None else caption
+    return (f'<figure><a href="{_e(src)}"><img alt="{_e(text)}" src="{_e(src)}" '
+            f'loading="lazy"></a><figcaption>{_e(text)}</figcaption></figure>')
 
 
 def _claim_link(paper: Any, ref: Any, doc: Mapping[str, Any]) -> str:
@@ -261,31 +276,34 @@ def _records(doc: Mapping[str, Any], numbered: list[tuple[int, Mapping[str, Any]
                  f"P[err > {num(res.get('alpha'), 'g')}] ≤ {num(res.get('beta'), 'g')}"
                  if r.get("type") == "accuracy" else _e(r.get("type")))
         v, ev = _evidence(r)
-        rows.append([f'<td data-v="{n}">{n}</td>',
+        rows.append([str(n),
                      f'<a href="#{record_anchor(r)}">{_e(test_name(r.get("nodeid")))}</a>'
                      f" · {_e(r.get('call'))}", _claim_link(r.get("paper"), r.get("ref"), doc),
-                     _e(claim), f'<td data-v="{_e(v)}">{_e(ev)}</td>',
-                     f'<td data-v="{_e(r.get("verdict"))}">{_badge(r.get("verdict"))}</td>'])
+                     _e(claim), f'<td data-v="{_e(v)}">{_e(ev)}</td>' if v else _e(ev),
+                     _badge(r.get("verdict"))])
     out.append(_table(["#", "test · call", "paper result", "claim", "bound vs claim", "verdict"],
                       rows, table_id="records-table",
                       widths=("4%", "40%", "13%", "12%", "17%", "14%"), sortable=True,
                       filter_hint="e.g. 004, Laplace, svt",
                       verdicts=[str(r.get("verdict")) for _, r in numbered]))
-    seen_tests: set[str] = set()
+    # Items shown in another form are left out: the verdict is the summary's badge, and an
+    # audit's witness line is the event, direction, p̂ and q̂ items (audit.md keeps the line).
     for n, r in numbered:
         nodeid = str(r.get("nodeid"))
-        anchor_test = "" if nodeid in seen_tests else f'<span id="{test_anchor(nodeid)}-records"></span>'
-        seen_tests.add(nodeid)
-        items = "".join(f"<tr><th>{_e(k)}</th><td>{'<code>' + _e(v) + '</code>' if code else _e(v)}"
-                        "</td></tr>" for k, v, code in record_items(r, holm))
+        listed = record_items(r, holm)
+        hidden = {"verdict", "witness"} if any(k == "witness event" for k, _, _ in listed) else {
+            "verdict"}
+        items = "".join(f"<dt>{_e(k)}<dd>{'<code>' + _e(v) + '</code>' if code else _e(v)}"
+                        for k, v, code in listed if v not in ("—", "") and k not in hidden)
         fig = by_key.get((nodeid, r.get("call")))
         is_open = " open" if r.get("verdict") in ("violation", "missed-violation") else ""
-        out.append(f'<details class="record" id="{record_anchor(r)}" '
-                   f'style="--c:{_e(verdict_colour(r.get("verdict")))}"{is_open}>{anchor_test}'
-                   f"<summary><b>#{n}</b> <code>{_e(nodeid)}</code> · call {_e(r.get('call'))} "
-                   f"{_badge(r.get('verdict'))}</summary>"
-                   f'<table class="kv">{items}</table>'
-                   + (_figure(fig) if fig is not None else "") + "</details>")
+        caption = (f"{fig.title.split(' of ')[0].split(':')[0]}, record #{n}" if fig is not None
+                   else None)
+        out.append(f'<details class="record {_vclass(r.get("verdict"))}" id="{record_anchor(r)}"'
+                   f"{is_open}><summary><b>#{n}</b> <code>{_e(test_name(nodeid))}</code> · call "
+                   f"{_e(r.get('call'))} {_badge(r.get('verdict'))}</summary>"
+                   f'<dl class="kv">{items}</dl>'
+                   + (_figure(fig, caption=caption) if fig is not None else "") + "</details>")
     return out
 
 
@@ -297,15 +315,20 @@ def _tests(doc: Mapping[str, Any]) -> list[str]:
     rows = []
     for t in tests:
         state = str(t.get("outcome"))
-        rows.append([f'<td class="{"bad" if state in ("failed", "error") else ""}">{_e(state)}</td>',
+        rows.append([f'<td class="bad">{_e(state)}</td>' if state in ("failed", "error")
+                     else _e(state),
                      f'<td id="{test_anchor(t.get("nodeid"))}"><code>{_e(t.get("nodeid"))}</code></td>',
                      _claim_link(t.get("paper"), t.get("ref"), doc),
-                     _e(t.get("mutant") or "—"),
-                     f'<td data-v="{_e(num(t.get("duration"), ".6g"))}">{_e(num(t.get("duration"), ".3g"))}</td>',
+                     _e(t.get("mutant") or "—"), _e(num(t.get("duration"), ".3g")),
                      _e(truncate(t.get("message") or "", 400))])
     return out + [_table(["outcome", "test", "paper result", "mutant", "s", "message"], rows,
                          table_id="tests-table", widths=("8%", "38%", "12%", "10%", "5%", "27%"),
                          sortable=True, filter_hint="e.g. failed, 003")]
+
+
+def _verdicts_of(doc: Mapping[str, Any]) -> list[str]:
+    """Every verdict that can get a colour class on the page (records and the known ones)."""
+    return [*VERDICTS, *(str(r.get("verdict")) for r in doc.get("records") or [])]
 
 
 def render_html(document: Mapping[str, Any], figures: Sequence[RenderedFigure] = ()) -> str:
@@ -332,5 +355,6 @@ def render_html(document: Mapping[str, Any], figures: Sequence[RenderedFigure] =
              "</table>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>dpcheck audit report — {_e(run_id)}</title>\n<style>{_CSS}</style>\n"
+            f"<title>dpcheck audit report — {_e(run_id)}</title>\n<style>{_CSS}"
+            f"{_verdict_css(_verdicts_of(document))}</style>\n"
             "</head>\n<body>\n" + "\n".join(body) + f"\n<script>{_JS}</script>\n</body>\n</html>\n")

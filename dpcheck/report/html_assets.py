@@ -26,9 +26,13 @@ th,td{border:1px solid #ddd;padding:.2em .45em;text-align:left;vertical-align:to
 th{background:#f1f1f1}th.sortable{cursor:pointer}th.sortable::after{content:" \\2195";color:#888}
 tr:nth-child(even) td{background:#fafafa}
 table.kv{table-layout:auto}table.kv th{width:13em;font-weight:600;background:#f8f8f8}
+dl.kv{display:grid;grid-template-columns:13em 1fr;margin:.5em 0;font-size:.86em;
+ border-top:1px solid #ddd}dl.kv dt,dl.kv dd{margin:0;padding:.2em .45em;
+ border-bottom:1px solid #ddd;overflow-wrap:anywhere;min-width:0}dl.kv dt{font-weight:600;
+ background:#f8f8f8}
 code{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em;background:#f2f2f2;
  padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
-.badge{display:inline-block;color:#fff;border-radius:4px;padding:0 .4em;font-size:.85em;
+.badge{display:inline-block;color:#fff;background:var(--c,#1f77b4);border-radius:4px;padding:0 .4em;font-size:.85em;
  font-weight:600}
 details.record{border:1px solid #e3e3e3;border-left:6px solid var(--c);border-radius:4px;
  padding:.15em .8em;margin:.4em 0}
@@ -39,7 +43,7 @@ details.record[open]{padding-bottom:.7em}
 figure{margin:.8em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
 .note{color:#444;font-size:.9em}
-.controls{margin:.3em 0;font-size:.9em}.controls .vbox{margin-right:.8em;white-space:nowrap}.controls input{width:22em;max-width:100%}
+.controls{margin:.3em 0;font-size:.9em}.controls .vbox{margin-right:.8em;white-space:nowrap}.controls input[type=search]{width:22em;max-width:100%}
 .ok{color:#1e7d32;font-weight:600}.bad{color:#b3261e;font-weight:700}
 @media print{nav.toc,.controls{display:none}body{max-width:none;padding:0}
  details.record{break-inside:avoid}table{font-size:.75em}}

@@ -71,13 +71,14 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
     ]
     pair = result.get("pair")
     if isinstance(pair, list) and len(pair) == 2:
-        items += [("D", truncate(pair[0], 200), True), ("D′", truncate(pair[1], 200), True)]
+        items += [("D", truncate(pair[0], 120), True), ("D′", truncate(pair[1], 120), True)]
     w = result.get("witness")
     if isinstance(w, Mapping):
         num_side, den_side = sides(w.get("direction"))
         level = w.get("interval_alpha")
         items += [
-            ("witness event", f"S = {{{event_text(w)}}}", True),
+            ("witness event", (f"S = {{{event_text(w)}}}" if event_text(w) != w.get("description")
+                               else str(w.get("description"))), True),
             ("feature", feature_text(w), False),
             ("direction", f"{num_side} makes S likelier: p = P[M({num_side}) ∈ S], "
                           f"q = P[M({den_side}) ∈ S]", False),

@@ -292,10 +292,14 @@ def sides(direction: Any) -> tuple[str, str]:
 
 
 def event_text(witness: Mapping[str, Any]) -> str:
-    """The event of a witness, e.g. ``0.26 < output <= 1.06`` (from its description)."""
+    """The event of a witness, e.g. ``0.26 < output <= 1.06`` (from its description); for a
+    paired witness both events, ``output > 3} with S' = {output <= 0`` (read inside
+    ``S = {…}``)."""
     desc = str(witness.get("description", ""))
     if desc.startswith("S = {") and "}: P[" in desc:
         return desc[5: desc.index("}: P[")]
+    if desc.startswith("S = {") and "} (paired): " in desc:
+        return desc[5: desc.index("} (paired): ")]
     return desc or "?"
 
 

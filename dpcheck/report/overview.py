@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,13 +34,16 @@ def slug(text: Any) -> str:
 
 
 def test_anchor(nodeid: Any) -> str:
-    """Anchor of a test: ``test-`` + slug of its node id."""
-    return "test-" + slug(nodeid)
+    """Anchor of a test: ``t-`` + the first 10 hex digits of the SHA-1 of its node id.
+
+    Stable across runs and renderings (a function of the node id only) and short: a slug of the
+    node id made a third of the main job's ``audit.html`` (272 KB of 2.5 MB) out of anchors."""
+    return "t-" + hashlib.sha1(str(nodeid).encode("utf-8")).hexdigest()[:10]
 
 
 def record_anchor(record: Mapping[str, Any]) -> str:
-    """Anchor of a record: its test's anchor + ``-call-N``."""
-    return f"{test_anchor(record.get('nodeid'))}-call-{record.get('call')}"
+    """Anchor of a record: its test's anchor + ``-cN`` (N: the call number within the test)."""
+    return f"{test_anchor(record.get('nodeid'))}-c{record.get('call')}"
 
 
 def claim_anchor(paper: Any, ref: Any) -> str:
