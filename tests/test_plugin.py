@@ -183,7 +183,7 @@ def test_serial_and_xdist_runs_agree_alpha_is_split_and_only_the_controller_writ
     assert a["catalog"]["coverage"]["900"]["tested"] == 3
     assert a["catalog"]["coverage"]["900"]["asymptotic"] == 1
     parallel.stdout.fnmatch_lines([
-        "dpcheck: seed=7, alpha_family=0.02, scale=1, report=*parallel",
+        "dpcheck: seed=7, alpha_family=0.02, scale=1, sequential=on, report=*parallel",
         "*family alpha=0.02 over 4 claim test(s): per-test alpha=0.005*",
         "1 expected violation(s) found, 1 erratum record(s) confirmed, 4 claim check(s) not "
         "refuted (details in the report)",
@@ -257,7 +257,7 @@ def test_violations_and_expectations_through_the_installed_entry_point(pytester,
                                            "--dpcheck-scale", "0.5")
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines(["plugins:*dpcheck*"])  # loaded through the pytest11 entry point
-    result.stdout.fnmatch_lines(["dpcheck: seed=0, alpha_family=0.01, scale=0.5, report=none"])
+    result.stdout.fnmatch_lines(["dpcheck: seed=0, alpha_family=0.01, scale=0.5, sequential=on, report=none"])
     result.stdout.fnmatch_lines([
         "E   *PrivacyViolation: laplace_0.25: claim 1-DP -> VIOLATION*",
         "E *witness: S = *",

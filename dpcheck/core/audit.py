@@ -39,6 +39,7 @@ privacy", CCS 2018 (point events for zero-probability outputs).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -51,7 +52,7 @@ from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.core import confirm as _confirmation
 from dpcheck.core.certify import Certified
 from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
-from dpcheck.core.confirm import CHUNK, confirm_counts, oriented_counts
+from dpcheck.core.confirm import CHUNK, confirm_counts, confirmation_sizes, oriented_counts
 from dpcheck.core.explore import Explored, Setup, exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
 from dpcheck.core.sampler_check import check_sampler
@@ -59,9 +60,9 @@ from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
 from dpcheck.exact import privacy_loss
 from dpcheck.features.feature import FeatureMap
-from dpcheck.internal.rng import generator
+from dpcheck.core.sequential import PILOT_ALPHA, Stage, combined_p_value, pilot_budgets, run_pilot
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
-from dpcheck.stats import poisson_size, power_floor
+from dpcheck.stats import power_floor
 from dpcheck.validation import check_int
 
 #: Largest ``samples`` per side an audit accepts (its exploration sample is held in memory).
@@ -89,6 +90,7 @@ def audit(
     executor: Any = None,
     checkpoint: str | os.PathLike[str] | None = None,
     ties: bool = False,
+    sequential: bool = False,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -156,6 +158,18 @@ def audit(
         bound is flat in the event's mass near its optimum, and choosing γ adds selection
         noise (measurements: ``benchmarks/README.md``).
 
+    sequential
+        Stop early when the claim is refuted: up to two pilot audits (1 % and 5 % of
+        ``samples`` at the default ``explore_fraction``, each at 2.5 % of α) run first, and the
+        audit ends at the first that refutes the claim; otherwise the full audit runs at the
+        remaining 95 % of α and reuses every pilot output for its exploration, so ``samples``
+        is an upper limit and ``result.samples`` the outputs drawn per side. Valid under this
+        optional stopping (union bound over the stages, :mod:`dpcheck.core.sequential`); the
+        result's ``stages`` list each stage's budget, level, bound and p-value. Off by default
+        (a fixed budget; results equal those of earlier versions bit for bit); the pytest
+        plugin turns it on (``--dpcheck-sequential``). Budgets below 40 000 have no pilots,
+        below 200 000 only the 5 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
+
     Returns
     -------
     AuditResult
@@ -199,11 +213,51 @@ def audit(
         executor=executor, checkpoint=checkpoint, ties=ties)
     if relation is not None:
         relation.check(d, d_prime)
+    if not isinstance(sequential, bool):
+        raise InvalidArgument(f"sequential={sequential!r} must be True or False")
     n_explore = exploration_size(samples, setup.explore_fraction)
     if setup.progress is not None:
         setup.progress.start(2 * samples)
+    budgets = pilot_budgets(samples, setup.explore_fraction) if sequential else ()
+    if budgets:
+        return _sequential(setup, d, d_prime, samples, budgets, start=start)
     explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
     return finish(setup, explored, start=start)
+
+
+def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int, budgets: tuple[int, ...], *,
+                start: float) -> AuditResult:
+    """Pilots, then (unless one refuted the claim) the final audit on the pilots' outputs plus
+    fresh exploration outputs (:mod:`dpcheck.core.sequential`)."""
+    stages: list[Stage] = []
+    prior = None
+    level = setup.alpha * PILOT_ALPHA
+    for index, budget in enumerate(budgets):
+        explored, certified, prior = run_pilot(setup, d, d_prime, budget=budget, index=index,
+                                               alpha=level, prior=prior)
+        stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,
+                            certified.p_value, certified.violation))
+        if certified.violation:
+            result = _result(dataclasses.replace(setup, alpha=level), explored, certified,
+                             start=start, explore_seconds=time.perf_counter() - start)
+            return _staged(result, setup, stages, samples)
+    final = dataclasses.replace(setup, alpha=setup.alpha - level * len(budgets))
+    n_explore = exploration_size(samples, setup.explore_fraction)
+    keep = min(prior[0].shape[0], n_explore - 1)  # within the exploration budget
+    explored = explore(final, d, d_prime, n_explore=n_explore - keep,
+                       n_confirm=samples - n_explore, prior=(prior[0][:keep], prior[1][:keep]))
+    result = finish(final, explored, start=start)
+    stages.append(Stage("final", samples, final.alpha, result.epsilon_lower, result.p_value,
+                        result.violation))
+    return _staged(result, setup, stages, samples)
+
+
+def _staged(result: AuditResult, setup: Setup, stages: list[Stage], budget: int) -> AuditResult:
+    """The result of the stage that ended a sequential audit, as the audit's: the audit's α,
+    the samples drawn by all stages, the weighted-Bonferroni p-value and the stages."""
+    return dataclasses.replace(
+        result, alpha=setup.alpha, samples=result.explore_samples + result.confirm_samples,
+        p_value=combined_p_value(stages, setup.alpha), stages=tuple(stages), budget=budget)
 
 
 def finish(
@@ -231,17 +285,6 @@ def finish(
     certified = setup.certifier.certify(setup.claim, chosen,
                                         oriented_counts(chosen, counts, sizes), setup.alpha)
     return _result(setup, explored, certified, start=start, explore_seconds=explore_seconds)
-
-
-def confirmation_sizes(explored: Explored) -> tuple[int, int]:
-    """Confirmation outputs per side: ``Poisson(n − 3√n)`` each from their own stream, drawn
-    before any confirmation output, when the audit is Poissonized; else ``n`` each."""
-    n_confirm = explored.n_confirm
-    if not explored.poisson:
-        return n_confirm, n_confirm
-    size_rng = generator(explored.seed_seq, "confirm-size")
-    a, b = (int(v) for v in size_rng.poisson(poisson_size(n_confirm), 2))
-    return a, b
 
 
 def _open_checkpoint(setup: Setup, explored: Explored, samples: int) -> Checkpoint | None:

@@ -9,7 +9,7 @@ the executor, the number of workers and the order in which chunks finish.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,12 +18,29 @@ from dpcheck.core.checkpoint import Checkpoint
 from dpcheck.core.executor import chunk_generator, chunk_sizes, run_chunks
 from dpcheck.events.event import Candidate, Event
 from dpcheck.features.featurizer import Featurizer
+from dpcheck.internal.rng import generator
 from dpcheck.mechanism import draw
+from dpcheck.stats import poisson_size
 
-__all__ = ["CHUNK", "confirm_counts", "count_chunk", "oriented_counts"]
+if TYPE_CHECKING:
+    from dpcheck.core.explore import Explored
+
+__all__ = ["CHUNK", "confirm_counts", "confirmation_sizes", "confirmed_events", "count_chunk", "count_outputs",
+           "oriented_counts"]
 
 #: Confirmation samples are drawn in chunks of this many outputs (fixed: results depend on it).
 CHUNK = 1 << 20
+
+
+def confirmation_sizes(explored: Explored) -> tuple[int, int]:
+    """Confirmation outputs per side: ``Poisson(n − 3√n)`` each from their own stream, drawn
+    before any confirmation output, when the audit is Poissonized; else ``n`` each."""
+    n_confirm = explored.n_confirm
+    if not explored.poisson:
+        return n_confirm, n_confirm
+    size_rng = generator(explored.seed_seq, "confirm-size")
+    a, b = (int(v) for v in size_rng.poisson(poisson_size(n_confirm), 2))
+    return a, b
 
 
 def oriented_counts(
@@ -57,8 +74,7 @@ def confirm_counts(
     :func:`dpcheck.core.executor.chunk_generator`), run by ``executor``; only the counts come back.
     Chunks saved in ``saved`` are not drawn again; each finished chunk is saved there before
     ``progress`` hears of it."""
-    events = (tuple(cand.event for cand in chosen)
-              + tuple(cand.partner for cand in chosen if cand.partner is not None))
+    events = confirmed_events(chosen)
     counts = np.zeros((len(events), 2), dtype=np.int64)
     drawn = [0]
     tasks = []
@@ -96,8 +112,25 @@ def count_chunk(
     (the unit of work sent to an executor's workers)."""
     rng = chunk_generator(seed_seq, "confirm", side, index)
     out = draw(sampler, data, size, rng, arg="mechanism", trailing=shape[0], kind=shape[1])
+    return count_outputs(out, featurizer, events, seed_seq, side, index)
+
+
+def count_outputs(
+    out: NDArray[Any], featurizer: Featurizer, events: tuple[Event, ...],
+    seed_seq: np.random.SeedSequence, side: int, index: int,
+) -> NDArray[np.int64]:
+    """How many of the outputs ``out`` (chunk ``index`` of side ``side``) fall in each event;
+    randomised boundary atoms (:mod:`dpcheck.events.ties`) toss their coins on the chunk's own
+    ``confirm-ties`` stream."""
     cols = featurizer(out, only={ev.feature for ev in events})
     if not any(ev.tie_value is not None for ev in events):
         return np.array([ev.count(cols) for ev in events], dtype=np.int64)
     coins = chunk_generator(seed_seq, "confirm-ties", side, index)  # randomised events
     return np.array([ev.count_random(cols, coins) for ev in events], dtype=np.int64)
+
+
+def confirmed_events(chosen: list[Candidate]) -> tuple[Event, ...]:
+    """The events confirmation counts: every chosen event, then every partner of a paired one
+    (the order :func:`oriented_counts` reads them in)."""
+    return (tuple(cand.event for cand in chosen)
+            + tuple(cand.partner for cand in chosen if cand.partner is not None))

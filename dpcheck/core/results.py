@@ -144,7 +144,16 @@ class AuditResult:
     witness
         The confirmed event that achieves ``epsilon_lower``.
     samples, explore_samples, confirm_samples
-        Outputs drawn per dataset: in total, for event selection, and for the bounds.
+        Outputs drawn per dataset: in total, for event selection, and for the bounds. In a
+        sequential audit, of the stage that ended it (its exploration sample includes the
+        earlier stages' outputs), so ``samples`` is what the whole audit drew.
+    stages, budget
+        Sequential audits (``audit(sequential=True)``, :mod:`dpcheck.core.sequential`): each
+        stage run (:class:`dpcheck.core.sequential.Stage`: name, budget per side, level,
+        ε lower bound, p-value, whether it refuted the claim) and the ``samples`` upper limit;
+        ``None`` for fixed-budget audits. ``p_value`` is then the weighted-Bonferroni
+        combination over the stages, and the bounds are those of the last stage (valid at its
+        level, below ``alpha``).
     warnings
         Warnings raised while the audit ran (e.g. a library's privacy-leak warning), and a note
         when the mechanism cannot be seeded by dpcheck (:mod:`dpcheck.integrations.scalar`).
@@ -181,6 +190,8 @@ class AuditResult:
     explore_seconds: float | None = None
     curve: dict[str, Any] | None = None
     power_floor: tuple[dict[str, float], ...] | None = None
+    stages: tuple[Any, ...] | None = None
+    budget: int | None = None
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -228,6 +239,12 @@ class AuditResult:
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")
         if self.sampler_mismatch:
             lines.append(f"  WARNING: {self.sampler_check.describe()}")
+        if self.stages:
+            last = self.stages[-1]
+            lines.append(f"  sequential: stopped at {last.name} after {self.samples:,} of "
+                         f"{self.budget:,} samples per side" if last.name != "final" else
+                         f"  sequential: no pilot refuted the claim; the full budget of "
+                         f"{self.budget:,} samples per side was used")
         lines += [f"  warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
@@ -283,6 +300,8 @@ class AuditResult:
             **({} if self.curve is None else {"curve": json_safe(self.curve)}),
             **({} if self.power_floor is None
                else {"power_floor": [json_safe(f) for f in self.power_floor]}),
+            **({} if self.stages is None else {"sequential": {
+                "budget": self.budget, "stages": [s.to_dict() for s in self.stages]}}),
         }
 
     def __post_init__(self) -> None:

@@ -60,6 +60,7 @@ def _interruption(session: Any, tests: Mapping[str, dict[str, Any]]) -> str | No
 
 
 def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
+                   sequential: bool = True,
                    tests: Mapping[str, dict[str, Any]], records: list[dict[str, Any]],
                    catalog: dict[str, Any] | None, root: Path, workers: int,
                    interrupted: str | None = None) -> dict[str, Any]:
@@ -79,6 +80,7 @@ def build_document(*, root_seed: int, alpha_family: float, m: int, scale: float,
         "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
         "root_seed": root_seed, "alpha_family": alpha_family, "n_claim_tests": m,
         "alpha_per_test": alpha_family / m if m else alpha_family, "scale": scale,
+        "sequential": sequential,
         "command": " ".join(sys.argv),
         "environment": _environment(root, workers),
         "tests": test_list,
@@ -235,7 +237,7 @@ class Controller:
             return
         document = build_document(
             root_seed=state.root_seed, alpha_family=state.alpha_family, m=state.m or 0,
-            scale=state.scale, tests=self.tests, records=self.records, catalog=self._catalog(),
+            scale=state.scale, sequential=state.sequential, tests=self.tests, records=self.records, catalog=self._catalog(),
             root=self.config.rootpath, workers=len(state.nodes),
             interrupted=self.interrupted)
         try:

@@ -39,7 +39,8 @@ class _Recorder:
         self.info = _info(self.item)
         self.alpha_test = self.state.alpha_family / max(self.state.m or 1, 1)
         self.replay = rec.replay_command(self.item.nodeid, self.state.root_seed,
-                                         alpha_test=self.alpha_test, scale=self.state.scale)
+                                         alpha_test=self.alpha_test, scale=self.state.scale,
+                                         sequential=self.state.sequential)
 
     def call(self, fn: Any, work: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``fn(**kwargs)``, with the executor of ``--dpcheck-workers`` / ``--dpcheck-scheduler``
@@ -118,7 +119,9 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
     """``dp_audit(mechanism, d, d_prime, claim, *, samples=100_000, **kwargs) -> AuditResult``.
 
     Runs :func:`dpcheck.audit` at this call's share of the family α, on the call's own stream,
-    with ``samples`` times ``--dpcheck-scale``; raises :class:`~dpcheck.PrivacyViolation` on a
+    with ``samples`` times ``--dpcheck-scale`` as its upper limit (sequential: it stops at a
+    pilot that refutes the claim, unless ``--dpcheck-sequential off`` or the test passes
+    ``sequential=False``); raises :class:`~dpcheck.PrivacyViolation` on a
     violation unless the test's ``claim`` marker expects one.
     """
     r = _dpcheck_recorder
@@ -131,7 +134,8 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
         with r.guard("dp_audit", mechanism, claim):
             result = r.call(functools.partial(
                 audit, mechanism, d, d_prime, claim, samples=r.scaled(samples, 2), alpha=alpha,
-                seed=child(r.seed, "audit", i)), (mechanism, d, d_prime,
+                seed=child(r.seed, "audit", i), sequential=r.state.sequential),
+                (mechanism, d, d_prime,
                                                   kwargs.get("features")), kwargs)
         r.data.results.append(result)
         record = r.add("audit", alpha, result.violation, result.to_dict())

@@ -87,6 +87,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="family-wise error level over all claim tests (default 0.01)")
     group.addoption("--dpcheck-scale", type=options.scale_arg, default=1.0, metavar="FLOAT",
                     help="multiply the samples/trials tests ask for (0.1 quick, 10 thorough)")
+    group.addoption("--dpcheck-sequential", type=options.on_off_arg, default=True,
+                    metavar="on|off",
+                    help="dp_audit stops at a pilot that already refutes the claim (samples are "
+                         "an upper limit; same family alpha). Default on; off = fixed budgets")
     group.addoption("--dpcheck-report", default=None, metavar="DIR|none",
                     help="report directory (default: the dpcheck_report ini value, else "
                          "<rootdir>/reports; 'none' = no report)")
@@ -173,6 +177,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STATE] = _State(
         root_seed=seed, seed_note=note, alpha_family=config.getoption("dpcheck_alpha"),
         scale=config.getoption("dpcheck_scale"),
+        sequential=config.getoption("dpcheck_sequential"),
         report_dir=None if report.strip().lower() == "none" else here / report, keep=keep,
         formats=config.getoption("dpcheck_formats"),
         catalog_path=config.rootpath / DEFAULT_PATH if catalog is None else here / catalog,
@@ -195,7 +200,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str:
     s = _state(config)
     return (f"dpcheck: seed={s.root_seed}{s.seed_note}, alpha_family={s.alpha_family:g}, "
-            f"scale={s.scale:g}, report={s.report_dir or 'none'}")
+            f"scale={s.scale:g}, sequential={'on' if s.sequential else 'off'}, "
+            f"report={s.report_dir or 'none'}")
 
 
 # ----------------------------------------------------------------------------- catalogue, markers

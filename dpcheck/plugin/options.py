@@ -11,7 +11,7 @@ import math
 
 from dpcheck.report.model import FORMATS
 
-__all__ = ["seed_arg", "alpha_arg", "scale_arg", "formats_arg"]
+__all__ = ["seed_arg", "alpha_arg", "scale_arg", "on_off_arg", "formats_arg"]
 
 
 def seed_arg(text: str) -> int | str:
@@ -49,6 +49,16 @@ def scale_arg(text: str) -> float:
     if not (value > 0.0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"{text!r} must be a finite number > 0")
     return value
+
+
+def on_off_arg(text: str) -> bool:
+    """``--dpcheck-sequential``: ``on`` or ``off`` (also true/false, yes/no, 1/0)."""
+    value = text.strip().lower()
+    if value in ("on", "true", "yes", "1"):
+        return True
+    if value in ("off", "false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} must be on or off")
 
 
 def formats_arg(text: str) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ def spend(alpha_test: float, i: int) -> float:
     return alpha_test * 6.0 / (math.pi ** 2 * i * i)
 
 
-def replay_command(nodeid: str, root_seed: int, *, alpha_test: float, scale: float) -> str:
+def replay_command(nodeid: str, root_seed: int, *, alpha_test: float, scale: float,
+                   sequential: bool = True) -> str:
     """One shell line that re-runs ``nodeid`` alone with the same streams and the same α.
 
     Run alone, the test is a family of one, so ``--dpcheck-alpha`` is set to this run's
@@ -38,6 +39,8 @@ def replay_command(nodeid: str, root_seed: int, *, alpha_test: float, scale: flo
         cmd += f" --dpcheck-alpha {alpha_test!r}"
     if scale != 1.0:
         cmd += f" --dpcheck-scale {scale!r}"
+    if not sequential:
+        cmd += " --dpcheck-sequential off"
     return cmd
 
 

@@ -40,6 +40,7 @@ class _State:
     catalog_explicit: bool
     worker: bool
     keep: int = 5
+    sequential: bool = True
     entries: list[Any] | None = None
     m: int | None = None
     nodes: set[str] = field(default_factory=set)

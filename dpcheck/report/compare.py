@@ -48,6 +48,7 @@ DEFAULT_GATES = ("violation", "missed", "failure")
 SETTINGS = (("root seed", lambda d: d.get("root_seed")),
             ("family alpha", lambda d: d.get("alpha_family")),
             ("scale", lambda d: d.get("scale")),
+            ("sequential audits", lambda d: d.get("sequential")),
             ("dpcheck version", lambda d: (d.get("environment") or {}).get("dpcheck")))
 #: ``schema_version`` of the comparison document.
 COMPARE_SCHEMA_VERSION = 1

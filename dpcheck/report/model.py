@@ -347,7 +347,10 @@ def header_items(document: Mapping[str, Any]) -> list[tuple[str, str]]:
              ("family α", num(d.get("alpha_family"), "g")),
              ("claim tests", num(d.get("n_claim_tests"))),
              ("per-test α", num(d.get("alpha_per_test"), ".4g")),
-             ("scale", num(d.get("scale"), "g")), ("command", str(d.get("command", "—")))]
+             ("scale", num(d.get("scale"), "g")),
+             *([("sequential audits", "on" if d["sequential"] else "off")]
+               if isinstance(d.get("sequential"), bool) else []),
+             ("command", str(d.get("command", "—")))]
     env = d.get("environment") or {}
     if isinstance(env, Mapping):
         items += [(f"env: {k}", str(v)) for k, v in env.items()]

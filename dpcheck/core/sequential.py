@@ -1,0 +1,128 @@
+"""Sequential audits: pilots that stop an audit as soon as its claim is refuted.
+
+With ``audit(..., sequential=True)`` the ``samples`` budget is an upper limit. Before the full
+audit, up to two **pilot audits** run — each a complete explore → confirm audit on its own seed
+streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 5 % of ``samples`` at the
+default ``explore_fraction`` of 0.1) and at :data:`PILOT_ALPHA` of α each. The audit stops at the
+first pilot that refutes the claim; its result reports the samples actually drawn. Otherwise the
+**final audit** runs at the remaining ``(1 − 2·PILOT_ALPHA)·α`` and takes *every pilot output*
+(exploration and confirmation) as part of its exploration sample, topped up to the usual
+exploration size: its confirmation sample — and so its power — is that of a fixed-budget audit,
+and a pass costs no extra outputs.
+
+Validity (the error level holds under this optional stopping). Stage ``k``'s bounds hold with
+probability ≥ 1 − α_k whatever happened before it: its confirmation outputs are fresh, and what
+it confirms was chosen on earlier outputs only (design §4 rule 1; the final stage's exploration
+may use pilot outputs because none of them is counted again). A union bound over the stages
+makes every bound the audit can report valid jointly with probability ≥ 1 − Σ α_k = 1 − α, for
+any rule that decides to stop from completed stages — an α-spending group-sequential design with
+Bonferroni spending over a look schedule fixed in advance. The p-value of the whole procedure is
+``min_k p_k · α / α_k`` over the stages run (weighted Bonferroni).
+
+Why not a continuously monitored e-process (test martingale / betting confidence sequence,
+Waudby-Smith & Ramdas 2024)? dpcheck looks at its counts only at a few planned points, where a
+union bound over three looks costs a factor of three in the level (``ln 3`` in the exponent of a
+Clopper–Pearson tail) while a mixture martingale's width grows like ``√(ln n / n)``; and the
+pilots must be *complete audits* (fresh exploration at each size) because an event chosen on a
+small sample is not the event a large one would choose. Measured calibration and the samples used
+are in ``benchmarks/sequential.py`` and ``benchmarks/README.md``.
+
+References
+----------
+P. C. O'Brien, T. R. Fleming, "A multiple testing procedure for clinical trials", Biometrics 35
+(1979) and K. K. G. Lan, D. L. DeMets, "Discrete sequential boundaries for clinical trials",
+Biometrika 70 (1983) (group-sequential α spending); I. Waudby-Smith, A. Ramdas, "Estimating
+means of bounded random variables by betting", JRSS B 86 (2024); design rules of
+``shared/design.md`` §4.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcheck.core.certify import Certified
+from dpcheck.core.confirm import (confirmation_sizes, confirmed_events, count_outputs,
+                                  oriented_counts)
+from dpcheck.core.executor import chunk_generator
+from dpcheck.core.explore import Explored, Setup, exploration_size, explore
+from dpcheck.internal.rng import child
+from dpcheck.mechanism import draw
+
+__all__ = ["PILOT_BUDGETS", "PILOT_ALPHA", "MIN_PILOT", "Stage", "pilot_budgets", "run_pilot",
+           "combined_p_value"]
+
+#: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
+#: exploration size: every pilot output is reused as exploration data by the final audit.
+PILOT_BUDGETS = (0.1, 0.5)
+#: Share of α each pilot spends (the final audit spends the rest).
+PILOT_ALPHA = 0.025
+#: Smallest pilot budget per side: below it a pilot is skipped.
+MIN_PILOT = 2000
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a sequential audit: its budget per side, its level, what it certified."""
+
+    name: str
+    samples: int
+    alpha: float
+    epsilon_lower: float
+    p_value: float
+    violation: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def pilot_budgets(samples: int, explore_fraction: float) -> tuple[int, ...]:
+    """The pilots' budgets per side for an audit of ``samples`` (those of at least
+    :data:`MIN_PILOT`); empty when the budget is too small for any pilot."""
+    n_explore = exploration_size(samples, explore_fraction)
+    return tuple(b for b in (int(f * n_explore) for f in PILOT_BUDGETS) if b >= MIN_PILOT)
+
+
+def combined_p_value(stages: list[Stage], alpha: float) -> float:
+    """Weighted-Bonferroni p-value of the stages run: ``min_k p_k · α / α_k`` (at most 1)."""
+    return float(min(1.0, min(s.p_value * alpha / s.alpha for s in stages)))
+
+
+def run_pilot(
+    setup: Setup, d: Any, d_prime: Any, *, budget: int, index: int, alpha: float,
+    prior: tuple[NDArray[Any], NDArray[Any]] | None,
+) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]]]:
+    """Pilot ``index``: a complete audit of ``budget`` outputs per side at level ``alpha`` on the
+    seed streams ``child(seed, "pilot", index)``, in this process. ``prior``: earlier pilots'
+    outputs, used as extra exploration data. Returns the exploration, the certified bounds and
+    every output this pilot saw (the prior, its exploration and its confirmation outputs), for
+    the next stage's exploration."""
+    seq = child(setup.seed_seq, "pilot", index)
+    stage = dataclasses.replace(setup, alpha=alpha, seed_seq=seq, executor=None, checkpoint=None)
+    n_explore = exploration_size(budget, setup.explore_fraction)
+    explored = explore(stage, d, d_prime, n_explore=n_explore, n_confirm=budget - n_explore,
+                       seed_seq=seq, prior=prior)
+    sizes = confirmation_sizes(explored)
+    events = confirmed_events(explored.chosen)
+    out_d = explored.out_d
+    shape, kind = out_d.shape[1:], out_d.dtype.kind
+    seen, counts = [], np.zeros((len(events), 2), dtype=np.int64)
+    for side, (data, size) in enumerate(zip((d, d_prime), sizes)):
+        out = draw(setup.sampler, data, size, chunk_generator(seq, "confirm", side, 0),
+                   arg="mechanism", trailing=shape, kind=kind)
+        counts[:, side] = count_outputs(out, explored.featurizer, events, seq, side, 0)
+        seen.append(out)
+        if setup.progress is not None:
+            setup.progress.advance(size, f"pilot {index + 1} confirm")
+    pairs = [(int(a), int(b)) for a, b in counts]
+    certified = setup.certifier.certify(setup.claim, explored.chosen,
+                                        oriented_counts(explored.chosen, pairs, sizes), alpha)
+    # Poissonized confirmation sizes differ between the sides: exploration wants equal ones
+    n = min(explored.out_d.shape[0] + seen[0].shape[0], explored.out_dp.shape[0] + seen[1].shape[0])
+    outputs = (np.concatenate([explored.out_d, seen[0]])[:n],
+               np.concatenate([explored.out_dp, seen[1]])[:n])
+    return explored, certified, outputs
