@@ -33,7 +33,7 @@ LEVELS: dict[str, int] = {
     "internal": 2,
     "claims": 3, "curves": 3, "neighbours": 3, "mechanism": 3, "stats": 3, "exact_curves": 3,
     "catalog": 3, "schemas": 3,
-    "strategies": 4, "features": 4, "exact": 4,
+    "strategies": 4, "features": 4, "exact": 4, "cell_bounds": 4,
     "events": 5,
     "core": 6,
     "generalization": 7, "search": 7, "integrations": 7,
