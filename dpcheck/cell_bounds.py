@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -84,7 +85,7 @@ def _linear_min(g: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
     return float(g @ x)
 
 
-def _objective(a: float, k: int):
+def _objective(a: float, k: int) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
     """F and its gradient at x = (p, q) for order a (a = 1: the KL divergence)."""
     def f(x: np.ndarray) -> tuple[float, np.ndarray]:
         p, q = x[:k], x[k:]

@@ -72,9 +72,22 @@ def check_orders(orders: ArrayLike, name: str = "order") -> np.ndarray:
     return arr
 
 
-def _normalised(p: np.ndarray) -> np.ndarray:
-    p = np.asarray(p, dtype=float)
-    return p / math.fsum(p)
+def _pair(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Validated, normalised copies of two aligned probability vectors."""
+    out = []
+    for name, v in (("p", p), ("q", q)):
+        try:
+            arr = np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"{name}={fmt(v)} must be a 1-d array of probabilities") from None
+        if arr.ndim != 1 or not np.all(np.isfinite(arr) & (arr >= 0)) or not arr.sum() > 0:
+            raise InvalidArgument(f"{name}={fmt(v)} must be a 1-d array of finite "
+                                  "probabilities >= 0 with a positive sum")
+        out.append(arr / math.fsum(arr))
+    if out[0].shape != out[1].shape:
+        raise InvalidArgument(f"p and q must have the same length ({out[0].size} != "
+                              f"{out[1].size})")
+    return out[0], out[1]
 
 
 def _one_way(p: np.ndarray, q: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -137,7 +150,7 @@ def renyi_divergence(p: ArrayLike, q: ArrayLike, orders: ArrayLike,
     """
     a = check_orders(orders)
     way = check_choice(direction, "direction", DIRECTIONS)
-    pv, qv = _normalised(p), _normalised(q)
+    pv, qv = _pair(p, q)
     flat = a.ravel()
     parts = []
     if way in ("both", "pq"):
@@ -164,7 +177,7 @@ def zcdp_rho(p: ArrayLike, q: ArrayLike) -> float:
     ----------
     M. Bun, T. Steinke, "Concentrated Differential Privacy", TCC 2016, Definition 1.1.
     """
-    pv, qv = _normalised(p), _normalised(q)
+    pv, qv = _pair(p, q)
 
     def g(order: np.ndarray) -> np.ndarray:
         return np.maximum(_one_way(pv, qv, order), _one_way(qv, pv, order)) / order
@@ -196,7 +209,7 @@ def tradeoff_vertices(p: ArrayLike, q: ArrayLike) -> tuple[np.ndarray, np.ndarra
     J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS B 84 (2022), Definition
     2.1; J. Neyman, E. S. Pearson, Phil. Trans. R. Soc. A 231 (1933).
     """
-    x, y, _, _ = _ordered(_normalised(p), _normalised(q))
+    x, y, _, _ = _ordered(*_pair(p, q))
     keep = np.append(x[1:] != x[:-1], True)
     return x[keep], y[keep]
 
@@ -285,7 +298,7 @@ def gdp_mu(p: ArrayLike, q: ArrayLike) -> float:
     J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS B 84 (2022), Definition
     2.6 and Theorem 2.7.
     """
-    x, y, xbar, ybar = _ordered(_normalised(p), _normalised(q))
+    x, y, xbar, ybar = _ordered(*_pair(p, q))
     inner = slice(1, -1)  # R_k neither empty nor everything
     with np.errstate(invalid="ignore"):
         mus = _ndtri_of(xbar[inner], x[inner]) - _ndtri_of(y[inner], ybar[inner])

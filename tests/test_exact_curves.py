@@ -228,6 +228,12 @@ def test_bad_input() -> None:
         res.tradeoff(["a"])
     with pytest.raises(InvalidArgument, match="claim="):
         res.holds(object())
+    with pytest.raises(InvalidArgument, match=r"^p=\[0.5, -0.5\] must be a 1-d array of finite"):
+        xc.gdp_mu([0.5, -0.5], [0.5, 0.5])
+    with pytest.raises(InvalidArgument, match="same length"):
+        xc.zcdp_rho([0.5, 0.5], [1.0])
+    with pytest.raises(InvalidArgument, match="positive sum"):
+        xc.renyi_divergence([0.0, 0.0], [0.5, 0.5], 2.0)
 
 
 # -- the implementation under test, and mutants of it ----------------------------------------
