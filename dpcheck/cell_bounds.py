@@ -19,6 +19,13 @@ convex. A point ``x*`` is found by SLSQP; the bound reported is the linearisatio
 fill), which is ≤ the minimum of F over R by convexity whatever the solver returned — the
 bound is valid regardless of the optimiser's accuracy, which only affects how tight it is.
 
+:func:`renyi_lower_from_events` needs no new counts and no further α: the boxes an audit has
+already confirmed for several events (``P(S_j) ≥ p_low``, ``Q(S_j) ≤ q_high``, simultaneously
+valid) constrain the distribution on the atoms of the events' algebra; the minimum of D_α over
+that polytope (certified the same way, the linear minimum bounded by LP duality) combines the
+boxes. On 4-ary randomized response (ε = 1, 10⁶ per side) the best box alone certifies 0.81 of
+ρ, the three confirmed boxes together 0.99.
+
 References
 ----------
 I. Mironov, "Rényi Differential Privacy", CSF 2017 (post-processing, Proposition 2). T. van
@@ -35,14 +42,15 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize
+from scipy.optimize import linprog, minimize
 
 from dpcheck.errors import InvalidArgument
 from dpcheck.exact_curves import check_orders
 from dpcheck.stats import cp_lower, cp_upper
 from dpcheck.validation import check_alpha, fmt
 
-__all__ = ["cell_region", "renyi_lower_from_cells", "rho_lower_from_cells", "CELL_ORDERS"]
+__all__ = ["cell_region", "renyi_lower_from_cells", "rho_lower_from_cells",
+           "renyi_lower_from_events", "rho_lower_from_events", "CELL_ORDERS"]
 
 #: Orders at which :func:`rho_lower_from_cells` evaluates the bound: 1 (KL) and 48 orders with
 #: α − 1 log-spaced over [1e-2, 1e2].
@@ -86,20 +94,61 @@ def _linear_min(g: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
 
 
 def _objective(a: float, k: int) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
-    """F and its gradient at x = (p, q) for order a (a = 1: the KL divergence)."""
+    """F and its gradient at x = (p, q) for order a (a = 1: the KL divergence). Every coordinate
+    of x must be > 0: there F is differentiable, so its gradient is a subgradient and the
+    linearisation ``F(x*) + ∇F(x*)·(x − x*)`` is below F on the whole closed simplex."""
     def f(x: np.ndarray) -> tuple[float, np.ndarray]:
         p, q = x[:k], x[k:]
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             if a == 1.0:
-                lr = np.where(p > 0, np.log(p) - np.log(q), 0.0)
-                return float(np.sum(p * lr)), np.concatenate([lr + (p > 0), -np.where(p > 0,
-                                                                                     p / q, 0.0)])
-            ratio = np.where(p > 0, p / q, 0.0)
-            t = np.where(p > 0, q * ratio**a, 0.0)
-            gp = np.where(p > 0, a * ratio ** (a - 1), 0.0)
-            gq = np.where(p > 0, (1 - a) * ratio**a, 0.0)
-            return float(t.sum()), np.concatenate([gp, gq])
+                lr = np.log(p) - np.log(q)
+                return float(np.sum(p * lr)), np.concatenate([lr + 1.0, -p / q])
+            ratio = p / q
+            return float(np.sum(q * ratio**a)), np.concatenate([a * ratio ** (a - 1),
+                                                                (1 - a) * ratio**a])
     return f
+
+
+#: Floor of every coordinate of the linearisation point (keeps F differentiable there).
+_FLOOR = 1e-300
+
+
+def _certified(a: float, k: int, x_star: np.ndarray,
+               lin_p: Callable[[np.ndarray], float],
+               lin_q: Callable[[np.ndarray], float]) -> float:
+    """The lower bound on ``min_R D_α`` from the linearisation at ``x_star`` (any point): ``F(x*)
+    − ∇F·x* + lin_p(∇_p F) + lin_q(∇_q F)``, where ``lin_*(g)`` is a lower bound on ``min g·x``
+    over the side's part of R. As a divergence (≥ 0)."""
+    x = np.maximum(x_star, _FLOOR)
+    value, grad = _objective(a, k)(x)
+    if not (np.isfinite(value) and np.all(np.isfinite(grad))):
+        return 0.0
+    bound = value - float(grad @ x) + lin_p(grad[:k]) + lin_q(grad[k:])
+    if a == 1.0:
+        return max(0.0, bound)
+    return math.log(max(bound, 1.0)) / (a - 1.0)  # F ≥ 1 on the simplex for α > 1
+
+
+def _solve(a: float, k: int, x0: np.ndarray, bounds: list[tuple[float, float]],
+           extra: list[dict]) -> np.ndarray:
+    """An (approximate) minimiser of F from x0 by SLSQP; x0 itself if that fails."""
+    f = _objective(a, k)
+    base = 1.0 if a > 1.0 else 0.0
+    x0 = np.maximum(x0, _FLOOR)
+    f0 = f(x0)[0]
+    scale = max(f0 - base, 1e-300) if math.isfinite(f0) else 1.0
+    cons = [{"type": "eq", "fun": lambda x: x[:k].sum() - 1.0,
+             "jac": lambda x: np.r_[np.ones(k), np.zeros(k)]},
+            {"type": "eq", "fun": lambda x: x[k:].sum() - 1.0,
+             "jac": lambda x: np.r_[np.zeros(k), np.ones(k)]}, *extra]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(lambda x: ((f(np.maximum(x, _FLOOR))[0] - base) / scale,
+                                  f(np.maximum(x, _FLOOR))[1] / scale), x0, jac=True,
+                       method="SLSQP", bounds=bounds, constraints=cons,
+                       options={"ftol": 1e-14, "maxiter": 500})
+    x = np.maximum(res.x, _FLOOR)
+    return x if np.isfinite(f(x)[0]) and f(x)[0] <= f0 else x0
 
 
 def _start(lo: np.ndarray, hi: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -117,30 +166,10 @@ def _start(lo: np.ndarray, hi: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _lower_at(a: float, region: tuple[np.ndarray, ...], x0: np.ndarray) -> float:
     lo_p, hi_p, lo_q, hi_q = region
     k = lo_p.size
-    f = _objective(a, k)
-    floor = np.maximum(lo_q, 1e-300)  # the solver stays where F is finite
-    bounds = list(zip(lo_p, hi_p)) + list(zip(floor, hi_q))
-    cons = [{"type": "eq", "fun": lambda x: x[:k].sum() - 1.0, "jac": lambda x: np.r_[
-        np.ones(k), np.zeros(k)]}, {"type": "eq", "fun": lambda x: x[k:].sum() - 1.0,
-                                    "jac": lambda x: np.r_[np.zeros(k), np.ones(k)]}]
-    base = 1.0 if a > 1.0 else 0.0  # F ≥ 1 (α > 1), KL ≥ 0: the floor of the bound
-    f0 = f(x0)[0]
-    scale = max(f0 - base, 1e-300) if math.isfinite(f0) else 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = minimize(lambda x: ((f(x)[0] - base) / scale, f(x)[1] / scale), x0, jac=True,
-                       method="SLSQP", bounds=bounds, constraints=cons,
-                       options={"ftol": 1e-14, "maxiter": 500})
-    best = res.x if np.isfinite(f(res.x)[0]) and f(res.x)[0] <= f0 else x0
-    best = np.concatenate([np.clip(best[:k], lo_p, hi_p), np.clip(best[k:], floor, hi_q)])
-    value, grad = f(best)
-    if not (np.isfinite(value) and np.all(np.isfinite(grad))):
-        return 0.0
-    bound = value + _linear_min(grad[:k], lo_p, hi_p) + _linear_min(grad[k:], lo_q, hi_q) \
-        - float(grad @ best)
-    if a == 1.0:
-        return max(0.0, bound)
-    return math.log(max(bound, 1.0)) / (a - 1.0)
+    bounds = list(zip(lo_p, hi_p)) + list(zip(lo_q, hi_q))
+    x = _solve(a, k, x0, bounds, [])
+    return _certified(a, k, x, lambda g: _linear_min(g, lo_p, hi_p),
+                      lambda g: _linear_min(g, lo_q, hi_q))
 
 
 def renyi_lower_from_cells(counts_p: ArrayLike, counts_q: ArrayLike, orders: ArrayLike, *,
@@ -181,3 +210,101 @@ def rho_lower_from_cells(counts_p: ArrayLike, counts_q: ArrayLike, *, alpha: flo
     counts the other way round for ``D_α(Q‖P)`` (and split ``alpha`` between the two)."""
     a = np.atleast_1d(check_orders(orders))
     return float(np.max(renyi_lower_from_cells(counts_p, counts_q, a, alpha=alpha) / a))
+
+
+# -- the region of confirmed event boxes: no α beyond the boxes' own -------------------------
+
+
+def _dual_linear_min(g: np.ndarray, a_ub: np.ndarray, b_ub: np.ndarray) -> float:
+    """A rigorous lower bound on ``min g·x`` over ``{x ≥ 0, Σ x = 1, a_ub·x ≤ b_ub}``.
+
+    Weak duality: for every ``w ≥ 0`` and feasible x, ``g·x ≥ (g + a_ubᵀw)·x − w·b_ub ≥
+    min_i (g + a_ubᵀw)_i − w·b_ub``. ``w`` is taken from the LP's duals (HiGHS); whatever their
+    accuracy, the bound stays valid (an infeasible region only makes it conservative)."""
+    best = float(np.min(g))  # w = 0
+    if not a_ub.size:
+        return best
+    res = linprog(g - g.min(), A_ub=a_ub, b_ub=b_ub, A_eq=np.ones((1, g.size)), b_eq=[1.0],
+                  bounds=(0, 1), method="highs")
+    marginals = getattr(getattr(res, "ineqlin", None), "marginals", None)
+    if marginals is None:
+        return best
+    for w in (np.maximum(-marginals, 0.0), np.maximum(marginals, 0.0)):
+        best = max(best, float(np.min(g + a_ub.T @ w) - w @ b_ub))
+    return best
+
+
+def _event_constraints(membership: ArrayLike, low: ArrayLike,
+                       high: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    m = np.asarray(membership, dtype=float)
+    lo, hi = np.asarray(low, dtype=float).ravel(), np.asarray(high, dtype=float).ravel()
+    if m.ndim != 2 or m.shape[0] != lo.size or lo.size != hi.size or np.any((m != 0) & (m != 1)) \
+            or np.any(~np.isfinite(lo) | ~np.isfinite(hi)):
+        raise InvalidArgument(f"membership={fmt(membership)} must be a 0/1 matrix (events x "
+                              "cells) with one finite low and high per event")
+    return m, lo, hi
+
+
+def renyi_lower_from_events(membership: ArrayLike, p_low: ArrayLike, p_high: ArrayLike,
+                            q_low: ArrayLike, q_high: ArrayLike, orders: ArrayLike) -> np.ndarray:
+    """Lower bounds on ``D_α(P‖Q)`` from simultaneous bounds on the probabilities of events.
+
+    An audit's confirmed events S_j hold, simultaneously with probability ≥ 1 − alpha,
+    ``p_low_j ≤ P(S_j) ≤ p_high_j`` and ``q_low_j ≤ Q(S_j) ≤ q_high_j`` (one side each is
+    trivial, 0 or 1, for a one-sided box). With cells the atoms of the events' algebra (row j of
+    ``membership`` marks the cells of S_j), ``min D_α(p‖q)`` over the cell distributions that
+    meet every bound is ≤ D_α of the coarsened pair ≤ ``D_α(P‖Q)`` (data processing) whenever
+    the bounds hold: no α is spent beyond the boxes' own. Certified as in
+    :func:`renyi_lower_from_cells`, with the linear minimum bounded by LP duality
+    (:func:`_dual_linear_min`). Several boxes together certify more than the best one alone.
+
+    Parameters
+    ----------
+    membership
+        0/1 matrix, events × cells.
+    p_low, p_high, q_low, q_high
+        Per event, bounds on ``P(S_j)`` and ``Q(S_j)`` (use 0 and 1 where there is none).
+    orders
+        Finite orders α ≥ 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bound per order, ≥ 0, of the shape of ``orders``.
+    """
+    a = np.atleast_1d(check_orders(orders))
+    if np.any(np.isinf(a)):
+        raise InvalidArgument(f"orders={fmt(orders)} must be finite")
+    m, plo, phi = _event_constraints(membership, p_low, p_high)
+    _, qlo, qhi = _event_constraints(membership, q_low, q_high)
+    k = m.shape[1]
+    a_p, b_p = np.vstack([-m, m]), np.concatenate([-plo, phi])
+    a_q, b_q = np.vstack([-m, m]), np.concatenate([-qlo, qhi])
+    extra = [{"type": "ineq", "fun": lambda x: b_p - a_p @ x[:k],
+              "jac": lambda x: np.hstack([-a_p, np.zeros_like(a_p)])},
+             {"type": "ineq", "fun": lambda x: b_q - a_q @ x[k:],
+              "jac": lambda x: np.hstack([np.zeros_like(a_q), -a_q])}]
+    starts = [np.full(2 * k, 1.0 / k)] + [np.random.default_rng(s).dirichlet(np.ones(k), 2).ravel()
+                                          for s in range(3)]
+    out = []
+    for order in a.ravel():
+        best = 0.0
+        for x0 in starts:  # each certified value is a valid bound: keep the largest
+            x = _solve(float(order), k, x0, [(0.0, 1.0)] * (2 * k), extra)
+            best = max(best, _certified(float(order), k, x,
+                                        lambda g: _dual_linear_min(g, a_p, b_p),
+                                        lambda g: _dual_linear_min(g, a_q, b_q)))
+        out.append(best)
+    res = np.array(out)
+    return res.reshape(np.shape(orders)) if np.ndim(orders) else res
+
+
+def rho_lower_from_events(membership: ArrayLike, p_low: ArrayLike, p_high: ArrayLike,
+                          q_low: ArrayLike, q_high: ArrayLike,
+                          orders: ArrayLike = CELL_ORDERS) -> float:
+    """Lower bound on ρ from event bounds: ``max_α`` over ``orders`` and both directions of
+    :func:`renyi_lower_from_events` ÷ α (D(Q‖P) from the same bounds with the sides swapped)."""
+    a = np.atleast_1d(check_orders(orders))
+    pq = renyi_lower_from_events(membership, p_low, p_high, q_low, q_high, a)
+    qp = renyi_lower_from_events(membership, q_low, q_high, p_low, p_high, a)
+    return float(np.max(np.maximum(pq, qp) / a))
