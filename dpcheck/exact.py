@@ -8,7 +8,11 @@ fully described by the two output distributions. :func:`privacy_loss` computes
   ``δ(ε) = max(H_ε(P‖Q), H_ε(Q‖P))`` with ``H_ε(P‖Q) = Σ_o max(0, P(o) − e^ε Q(o))``, which is the
   smallest δ for which the pair satisfies (ε, δ)-DP (Balle, Barthe & Gaboardi 2018, Theorem 1;
   the same curve is the object of Balle & Wang 2018, Theorem 5);
-* its inverse ε(δ).
+* its inverse ε(δ);
+* the exact Rényi divergences, the smallest ρ (zCDP) and μ (GDP) and the trade-off curve
+  (:meth:`ExactPrivacy.renyi`, :meth:`~ExactPrivacy.rho`, :meth:`~ExactPrivacy.mu`,
+  :meth:`~ExactPrivacy.tradeoff`; the numerics are in :mod:`dpcheck.exact_curves`), so that
+  :meth:`ExactPrivacy.holds` decides every claim of :mod:`dpcheck.claims` and :mod:`dpcheck.curves`.
 
 All computations are done on log-ratios ``L(o) = ln P(o) − ln Q(o)``: each term of ``H_ε`` is
 evaluated as ``P(o) · (−expm1(ε − L(o)))``, which never forms ``e^ε`` and stays accurate for ε up to
@@ -21,6 +25,9 @@ B. Balle, G. Barthe, M. Gaboardi, "Privacy amplification by subsampling: tight a
 couplings and divergences", NeurIPS 2018 (hockey-stick characterisation of (ε, δ)-DP).
 B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism for differential privacy: analytical
 calibration and optimal denoising", ICML 2018 (the δ(ε) privacy curve).
+I. Mironov, "Rényi Differential Privacy", CSF 2017. M. Bun, T. Steinke, "Concentrated
+Differential Privacy", TCC 2016. J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy",
+JRSS B 84 (2022).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcheck import exact_curves
+from dpcheck.curves import GaussianDP, PrivacyCurve, RenyiDP, TradeOff, ZCDP
 from dpcheck.errors import InvalidArgument
 from dpcheck.validation import check_delta, check_real, fmt
 
@@ -42,6 +51,9 @@ __all__ = ["ExactPrivacy", "privacy_loss", "exact_privacy"]
 SUM_TOLERANCE = 1e-9
 #: Slack used by :meth:`ExactPrivacy.holds` when comparing δ(ε) with the claimed δ.
 HOLDS_TOLERANCE = 1e-12
+#: Relative slack of :meth:`ExactPrivacy.holds` on a curve claim's parameter (μ, ρ, ε(α)) and on
+#: trade-off values; absorbs rounding and ρ's numerical search (:func:`exact_curves.zcdp_rho`).
+CURVE_TOLERANCE = 1e-9
 _CHUNK = 1 << 20  # max matrix entries per block in delta_curve
 
 
@@ -191,17 +203,90 @@ class ExactPrivacy:
             eps = math.nextafter(eps, math.inf)
         return eps
 
+    def renyi(self, orders: ArrayLike, direction: str = "both") -> Any:
+        """Exact Rényi divergence ``D_α`` at one order or an array of orders α ≥ 1.
+
+        ``direction="both"`` (default) is ``max(D_α(P‖Q), D_α(Q‖P))``, what an RDP claim
+        bounds; ``"pq"``/``"qp"`` one direction. α = 1 is the KL divergence, α = ∞ the
+        max-divergence (equal to :attr:`epsilon`); ``inf`` on a support mismatch. See
+        :func:`dpcheck.exact_curves.renyi_divergence`.
+
+        References
+        ----------
+        I. Mironov, "Rényi Differential Privacy", CSF 2017, Definition 3.
+        """
+        return exact_curves.renyi_divergence(self.p_values, self.q_values, orders, direction)
+
+    def rho(self) -> float:
+        """The smallest ρ for which the pair is ρ-zCDP, ``sup_{α>1} D_α/α`` (both directions;
+        grid plus Brent refinement, :func:`dpcheck.exact_curves.zcdp_rho`).
+
+        References
+        ----------
+        M. Bun, T. Steinke, "Concentrated Differential Privacy", TCC 2016, Definition 1.1.
+        """
+        return exact_curves.zcdp_rho(self.p_values, self.q_values)
+
+    def mu(self) -> float:
+        """The smallest μ for which the pair is μ-GDP (exact, from the vertices of the
+        trade-off curve: :func:`dpcheck.exact_curves.gdp_mu`).
+
+        References
+        ----------
+        J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS B 84 (2022), Def. 2.6.
+        """
+        return exact_curves.gdp_mu(self.p_values, self.q_values)
+
+    def tradeoff(self, x: ArrayLike, direction: str = "both") -> Any:
+        """The exact trade-off function β(x) at type-I errors x ∈ [0, 1]: by default the
+        pointwise minimum of ``T(P, Q)`` and ``T(Q, P)`` (the pair is f-DP iff it is ≥ f), or one
+        direction (``"pq"``, ``"qp"``). See :func:`dpcheck.exact_curves.tradeoff`.
+
+        References
+        ----------
+        J. Dong, A. Roth, W. J. Su, "Gaussian Differential Privacy", JRSS B 84 (2022), Def. 2.3.
+        """
+        return exact_curves.tradeoff(self.p_values, self.q_values, x, direction)
+
     def holds(self, claim: Any) -> bool:
-        """Whether the pair satisfies ``claim``: ``delta(claim.epsilon) ≤ claim.delta + 1e-12``.
+        """Whether the pair satisfies ``claim``, any claim :func:`dpcheck.audit` accepts.
+
+        * ``PureDP``/``ApproxDP``: ``delta(claim.epsilon) ≤ claim.delta + 1e-12``;
+        * ``GaussianDP``, ``ZCDP``, ``RenyiDP``: :meth:`mu`, :meth:`rho` or ``renyi(alpha)`` ≤ the
+          claimed μ, ρ or ε, up to a relative ``CURVE_TOLERANCE = 1e-9``;
+        * ``TradeOff(f)``: ``f ≤`` :meth:`tradeoff` at every vertex of both directions' curves
+          and on 1,001 equally spaced x (exact for a convex f: a convex function below a
+          piecewise-linear one at its vertices is below it everywhere);
+        * ``PrivacyCurve``: δ(ε) ≤ the claimed δ(ε) + 1e-12 at every ε of the claim's grid
+          (:attr:`dpcheck.PrivacyCurve.profile`: 0 to 12 in steps of 0.02, evaluated once — an
+          accountant's ``get_delta`` is slow — and the grid the audit tests the curve on).
 
         The absolute slack ``HOLDS_TOLERANCE = 1e-12`` absorbs floating-point rounding in δ(ε) and
         in probabilities that sum to 1 only up to rounding.
         """
+        tol = 1.0 + CURVE_TOLERANCE
+        if isinstance(claim, GaussianDP):
+            return self.mu() <= claim.mu * tol
+        if isinstance(claim, ZCDP):
+            return self.rho() <= claim.rho * tol
+        if isinstance(claim, RenyiDP):
+            return self.renyi(claim.alpha) <= claim.epsilon * tol
+        if isinstance(claim, TradeOff):
+            return self._holds_tradeoff(claim)
+        if isinstance(claim, PrivacyCurve):
+            eps, delta = claim.profile
+            return bool(np.all(self.delta_curve(eps) <= delta + HOLDS_TOLERANCE))
         try:
             eps, dlt = claim.epsilon, claim.delta
         except AttributeError:
             raise InvalidArgument(f"claim={fmt(claim)} must be a dpcheck claim") from None
         return self.delta(eps) <= check_real("claim.delta", dlt) + HOLDS_TOLERANCE
+
+    def _holds_tradeoff(self, claim: TradeOff) -> bool:
+        vx, vy = exact_curves.tradeoff_vertices(self.p_values, self.q_values)
+        xs = np.union1d(np.union1d(vx, vy), np.linspace(0.0, 1.0, 1001))
+        f = np.array([float(claim.f(float(x))) for x in xs])
+        return bool(np.all(f <= self.tradeoff(xs) * (1.0 + CURVE_TOLERANCE) + HOLDS_TOLERANCE))
 
     def to_dict(self) -> dict[str, object]:
         """JSON-safe summary (``inf`` stays the float ``inf``)."""
