@@ -37,7 +37,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr, ndtri, rel_entr
 
 from dpcheck.errors import InvalidArgument
 from dpcheck.validation import check_real, fmt
@@ -69,6 +69,17 @@ def bernoulli_renyi(p: float, q: float, order: float | np.ndarray) -> Any:
             log_terms = np.logaddexp(log_terms, term)
     out = log_terms / (a - 1.0)
     return out if out.ndim else float(out)
+
+
+def bernoulli_kl(p: float, q: float) -> float:
+    """``KL(Bern(p) ‖ Bern(q))`` in nats (``D_α`` at α = 1); +inf where q cannot cover p."""
+    return float(rel_entr(p, q) + rel_entr(1.0 - p, 1.0 - q))
+
+
+def _orders_with_kl(p: float, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """The orders 1 and :data:`ORDERS` with ``D_α(Bern(p) ‖ Bern(q))`` at each."""
+    return (np.concatenate([[1.0], ORDERS]),
+            np.concatenate([[bernoulli_kl(p, q)], np.asarray(bernoulli_renyi(p, q, ORDERS))]))
 
 
 def gdp_delta(mu: float, epsilon: float | np.ndarray) -> Any:
@@ -179,19 +190,22 @@ class ZCDP:
         return zcdp_delta(self.rho, self.epsilon)
 
     def margin(self, p_low: float, q_high: float) -> tuple[float, float | None]:
-        """``max_α D_α(Bern(p_low) ‖ Bern(q_high)) − ρα`` and the order attaining it."""
+        """``max_α D_α(Bern(p_low) ‖ Bern(q_high)) − ρα`` over α ≥ 1 (α = 1: the KL
+        divergence, the limit of the condition as α ↓ 1) and the order attaining it."""
         if not p_low > q_high:
             return -math.inf, None
-        gaps = np.asarray(bernoulli_renyi(p_low, q_high, ORDERS)) - self.rho * ORDERS
+        orders, div = _orders_with_kl(p_low, q_high)
+        gaps = div - self.rho * orders
         i = int(np.nanargmax(gaps))
-        return float(gaps[i]), float(ORDERS[i])
+        return float(gaps[i]), float(orders[i])
 
     def parameter_lower(self, p_low: float, q_high: float) -> dict[str, float]:
-        """``ρ ≥ max_α D_α(Bern(p_low) ‖ Bern(q_high)) / α``."""
+        """``ρ ≥ max_α D_α(Bern(p_low) ‖ Bern(q_high)) / α`` over α ≥ 1 (including the KL
+        divergence at α = 1, where ``D_α/α`` peaks for nearly equal p and q)."""
         if not p_low > q_high:
             return {"rho": 0.0}
-        ratio = np.asarray(bernoulli_renyi(p_low, q_high, ORDERS)) / ORDERS
-        return {"rho": float(np.nanmax(ratio))}
+        orders, div = _orders_with_kl(p_low, q_high)
+        return {"rho": float(np.nanmax(div / orders))}
 
     def describe(self) -> str:
         return f"{self.rho:g}-zCDP"

@@ -170,3 +170,23 @@ def test_curve_figures_from_the_result_and_in_the_report(tmp_path) -> None:
     run = write_run(doc, directory=tmp_path)
     assert (run / "figures" / "curve-01.png").is_file()
     assert "0.5-zCDP" in (run / "audit.html").read_text()
+
+
+def test_zcdp_bound_includes_the_kl_limit_at_order_one():
+    """Binary randomized response: D_α/α peaks as α ↓ 1 (at the KL divergence), so the
+    certified ρ of the exact box equals the exact ρ only if order 1 is among the orders
+    (from 1.01 on it was 0.998 of it)."""
+    import math
+
+    import numpy as np
+
+    from dpcheck.curves import ORDERS, ZCDP, bernoulli_renyi
+    from dpcheck.exact_curves import zcdp_rho
+
+    p = math.exp(1.0) / (1 + math.exp(1.0))
+    exact = zcdp_rho(np.array([p, 1 - p]), np.array([1 - p, p]))
+    assert ZCDP(1.0).parameter_lower(p, 1 - p)["rho"] == pytest.approx(exact, rel=1e-9)
+    without = float(np.max(np.asarray(bernoulli_renyi(p, 1 - p, ORDERS)) / ORDERS))
+    assert without < 0.999 * exact  # the mutant that leaves order 1 out
+    assert ZCDP(0.999 * exact).margin(p, 1 - p)[0] > 0  # refuted at order 1
+    assert ZCDP(0.999 * exact).margin(p, 1 - p)[1] == 1.0

@@ -60,7 +60,8 @@ from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
 from dpcheck.exact import privacy_loss
 from dpcheck.features.feature import FeatureMap
-from dpcheck.core.sequential import PILOT_ALPHA, Stage, combined_p_value, pilot_budgets, run_pilot
+from dpcheck.core.sequential import (PILOT_ALPHA, Stage, combined_p_value, pilot_budgets,
+                                     run_pilot, shows_excess)
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
 from dpcheck.stats import power_floor
 from dpcheck.validation import check_int
@@ -241,6 +242,8 @@ def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int, budgets: tuple
             result = _result(dataclasses.replace(setup, alpha=level), explored, certified,
                              start=start, explore_seconds=time.perf_counter() - start)
             return _staged(result, setup, stages, samples)
+        if not shows_excess(certified, setup.claim):
+            break  # no sign of a violation: the next pilot is skipped (its α is not reused)
     final = dataclasses.replace(setup, alpha=setup.alpha - level * len(budgets))
     n_explore = exploration_size(samples, setup.explore_fraction)
     keep = min(prior[0].shape[0], n_explore - 1)  # within the exploration budget

@@ -4,7 +4,8 @@ With ``audit(..., sequential=True)`` the ``samples`` budget is an upper limit. B
 audit, up to two **pilot audits** run — each a complete explore → confirm audit on its own seed
 streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 5 % of ``samples`` at the
 default ``explore_fraction`` of 0.1) and at :data:`PILOT_ALPHA` of α each. The audit stops at the
-first pilot that refutes the claim; its result reports the samples actually drawn. Otherwise the
+first pilot that refutes the claim; its result reports the samples actually drawn. A pilot runs
+only when the one before it saw evidence for a violation (:func:`shows_excess`). Otherwise the
 **final audit** runs at the remaining ``(1 − 2·PILOT_ALPHA)·α`` and takes *every pilot output*
 (exploration and confirmation) as part of its exploration sample, topped up to the usual
 exploration size: its confirmation sample — and so its power — is that of a fixed-budget audit,
@@ -39,6 +40,7 @@ means of bounded random variables by betting", JRSS B 86 (2024); design rules of
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +56,7 @@ from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHA", "MIN_PILOT", "Stage", "pilot_budgets", "run_pilot",
-           "combined_p_value"]
+           "shows_excess", "combined_p_value"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: every pilot output is reused as exploration data by the final audit.
@@ -85,6 +87,16 @@ def pilot_budgets(samples: int, explore_fraction: float) -> tuple[int, ...]:
     :data:`MIN_PILOT`); empty when the budget is too small for any pilot."""
     n_explore = exploration_size(samples, explore_fraction)
     return tuple(b for b in (int(f * n_explore) for f in PILOT_BUDGETS) if b >= MIN_PILOT)
+
+
+def shows_excess(certified: Certified, claim: Any) -> bool:
+    """Whether a pilot that did not refute the claim saw *evidence* for a violation: some
+    confirmed event whose point estimates exceed the claimed ratio, ``p̂ − δ > e^ε q̂``. Only
+    then does the next pilot run (it costs an exploration; a pilot's level is spent whether or
+    not it runs, so skipping it keeps the error level)."""
+    eps, delta = float(claim.epsilon), float(claim.delta)
+    return any(w.bound.p_hat - delta > math.exp(eps) * w.bound.q_hat
+               for w in certified.witnesses)
 
 
 def combined_p_value(stages: list[Stage], alpha: float) -> float:
