@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp, ndtri
 
 from dpcheck.errors import InvalidArgument
@@ -189,6 +188,8 @@ def zcdp_rho(p: ArrayLike, q: ArrayLike) -> float:
     i = int(np.argmax(values[1:]))
     lo = math.log(RHO_GRID[max(i - 1, 0)] - 1.0)
     hi = math.log(RHO_GRID[min(i + 1, RHO_GRID.size - 1)] - 1.0)
+    from scipy.optimize import minimize_scalar  # lazy: import dpcheck stays light
+
     res = minimize_scalar(lambda s: -float(g(np.array([1.0 + math.exp(s)]))[0]),
                           bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
     return max(best, -float(res.fun))

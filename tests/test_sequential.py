@@ -124,3 +124,15 @@ def test_calibrated_under_stopping_at_the_exact_epsilon(alpha, record_property):
     low, high = clopper_pearson(alarms, runs, 0.05)
     record_property("false_alarms", {"count": alarms, "runs": runs, "ci95": [low, high]})
     assert alarms / runs <= alpha
+
+
+def test_audit_pairs_sequential_each_pair_or_a_clear_error_for_best():
+    pairs = [([1, 0, 1], [1, 0]), ([1, 1], [1])]
+    each = dpcheck.audit_pairs(laplace(0.5), pairs, dpcheck.PureDP(1.0), samples=400_000,
+                               seed=0, float_features=False, sequential=True)
+    assert each.violation and all(r.stages is not None for r in each.results)
+    assert all(r.samples < 40_000 for r in each.results)
+    with pytest.raises(InvalidArgument, match=r"sequential=True is not supported with "
+                                              r"confirm='best'"):
+        dpcheck.audit_pairs(laplace(0.5), pairs, dpcheck.PureDP(1.0), samples=400_000,
+                            seed=0, confirm="best", sequential=True)

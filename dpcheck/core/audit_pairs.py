@@ -230,6 +230,10 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
     if unknown:
         raise InvalidArgument(f"{unknown[0]}={kwargs[unknown[0]]!r} is not an option of audit")
     options = {**defaults, **kwargs, "alpha": alpha, "seed": root}
+    if options.pop("sequential") is not False:
+        raise InvalidArgument(f"sequential={kwargs['sequential']!r} is not supported with "
+                              "confirm='best' (it confirms one pair on the pooled budget); use "
+                              "confirm='each' for sequential audits of every pair")
     samples = check_int(options.pop("samples"), "samples", minimum=2)
     setup = setup_audit(mechanism, claim, samples=samples, **options)
     if setup.relation is not None:
