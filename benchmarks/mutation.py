@@ -16,12 +16,33 @@ Install the tool with the ``mutation`` extra (``pip install -e ".[mutation]"``).
 A survivor is either killed by a better unit test or explained as an equivalent mutant (a change
 no test can observe, e.g. an error *message* replaced by ``None`` when the tests only check the
 exception type); the explanations are kept in ``EQUIVALENT`` below, keyed by mutant name.
+
+Per-paper mode (``--paper 000 [001 ...]``): the paper's reference subpackage ``algorithms/<dir>/``
+(the directory of its claim tests in ``properties/catalog.toml``; ``buggy.py`` and ``testbeds.py``
+are not mutated: the first is deliberately broken, the second is test scaffolding) is mutated and
+mutants are killed by that paper's claim tests ``properties/<dir>/`` only. A full claim suite takes
+minutes, so the mutants are first generated and listed (mutmut's own generator), a uniform sample
+of ``--sample`` of them is drawn with ``--seed``, and only those are run (``mutmut run NAME...``;
+mutmut runs each mutant against just the tests that called its function in the stats run). The
+clean-test rerun mutmut does before the mutants is skipped: in a fresh scratch directory the stats
+run has just run the whole claim suite on the trampolined code and required it to pass. A mutant
+is timed out after ``(estimated s + --timeout-constant) * --timeout-multiplier`` wall seconds
+(twice that in CPU seconds). Convention: a timeout counts as killed (mutmut's), a mutant whose
+function no claim test calls ("no tests") as a survivor; the score is killed / (killed +
+non-equivalent survivors), and its exact (Clopper-Pearson) 95 % interval treats the sample as
+binomial draws from the population, which slightly overstates the width for a sample without
+replacement. Results are merged per paper into ``reports/bench/mutation_papers.json``::
+
+    nice -n 19 python benchmarks/mutation.py --paper 004 --sample 15 --seed 0
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
+import tomllib
 import shutil
 import subprocess
 import sys
@@ -75,7 +96,9 @@ def _config(module: str) -> str:
             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n")
 
 
-def _prepare(module: str, where: Path) -> None:
+def _prepare(module: str, where: Path, config: str | None = None) -> None:
+    """Copy the repository into ``where`` with ``config`` (default: ``module``'s) as its mutmut
+    configuration."""
     for item in COPY:
         src, dst = ROOT / item, where / item
         if src.is_dir():
@@ -86,7 +109,7 @@ def _prepare(module: str, where: Path) -> None:
     text = (where / "pyproject.toml").read_text()
     if "[tool.mutmut]" in text:
         text = text[: text.index("[tool.mutmut]")]
-    (where / "pyproject.toml").write_text(text + _config(module))
+    (where / "pyproject.toml").write_text(text + (config or _config(module)))
 
 
 def _diff(where: Path, name: str) -> str:
@@ -121,14 +144,164 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
                           for k in survived]}
 
 
+# --- per-paper mode: the claim tests of one paper against its reference subpackage ---------------
+#: files of a paper's subpackage that are not its reference code (see the module docstring)
+NOT_MUTATED = ["*/buggy.py", "*/testbeds.py"]
+TIMEOUT, NO_TESTS = (24, 36, 152, 255, -24), (33,)
+#: generate the mutants with mutmut's own code (``mutmut run`` would first run the whole suite)
+_GENERATE = ("import os, mutmut.__main__ as m\nfrom mutmut.utils import file_utils as f\n"
+             "os.makedirs('mutants', exist_ok=True); f.copy_src_dir(); f.copy_also_copy_files()\n"
+             "f.setup_source_paths(); m.create_mutants(1)\n")
+#: ``mutmut run NAME...`` without the clean-test rerun (the fresh stats run has just passed)
+_RUN = ("import sys, mutmut.__main__ as m, mutmut.workers.isolation as w\n"
+        "w.ForkRunner.run_clean_tests = lambda self, tests: 0\n"
+        "m.cli(['run', '--max-children', '1', *sys.argv[1:]])\n")
+
+
+def paper_dirs() -> dict[str, str]:
+    """Paper id -> the one directory ``properties/<dir>/`` holding its claim tests (catalog)."""
+    catalog = tomllib.loads((ROOT / "properties" / "catalog.toml").read_text())
+    dirs: dict[str, set[str]] = {}
+    for claim in catalog["claim"]:
+        for test in claim.get("tests", []):
+            dirs.setdefault(claim["paper"], set()).add(test.split("/")[1])
+    if any(len(d) != 1 for d in dirs.values()):
+        raise RuntimeError(f"a paper's claim tests span several directories: {dirs}")
+    return {paper: d.pop() for paper, d in sorted(dirs.items())}
+
+
+def _paper_config(directory: str, multiplier: float, constant: float) -> str:
+    also = [c for c in COPY if c != "pyproject.toml"]
+    return ("\n[tool.mutmut]\n"
+            f"source_paths = [{json.dumps(f'algorithms/{directory}')}]\n"
+            f"do_not_mutate = {json.dumps(NOT_MUTATED)}\n"
+            f"also_copy = {json.dumps(also)}\n"
+            f"timeout_multiplier = {multiplier}\ntimeout_constant = {constant}\n"
+            f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}\n"
+            f"pytest_add_cli_args_test_selection = {json.dumps([f'properties/{directory}'])}\n")
+
+
+def _env() -> dict[str, str]:
+    """The environment of the mutmut runs: one BLAS thread, and no PYTHONPATH (``./dev`` puts
+    the checkout there; only the scratch copy's ``mutants/`` may provide ``algorithms``)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+def _codes(where: Path, directory: str) -> tuple[dict[str, int | None], dict[str, float]]:
+    """Exit code and duration (s) of every mutant of the paper, from mutmut's ``*.meta`` files."""
+    codes: dict[str, int | None] = {}
+    durations: dict[str, float] = {}
+    for meta in sorted((where / "mutants" / "algorithms" / directory).rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        codes.update(data["exit_code_by_key"])
+        durations.update(data.get("durations_by_key", {}))
+    return codes, durations
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float] | None:
+    """Exact two-sided 95 % interval of a binomial proportion with ``k`` of ``n``."""
+    from scipy.stats import binomtest
+    if n == 0:
+        return None
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    return (round(float(ci.low), 4), round(float(ci.high), 4))
+
+
+def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float,
+              constant: float) -> dict[str, Any]:
+    """Mutate paper ``paper``'s subpackage in ``where``, run a uniform sample of ``sample``
+    mutants (``seed``) against its claim tests; return the paper's record."""
+    directory = paper_dirs()[paper]
+    _prepare("", where, _paper_config(directory, multiplier, constant))
+    env = _env()
+    gen = subprocess.run([sys.executable, "-c", _GENERATE], cwd=where, env=env,
+                         capture_output=True, text=True, check=False)
+    population = sorted(_codes(where, directory)[0])
+    if gen.returncode or not population:
+        raise RuntimeError(f"mutant generation failed for paper {paper}:\n{gen.stderr[-2000:]}")
+    chosen = sorted(random.Random(seed).sample(population, min(sample, len(population))))
+    shutil.rmtree(where / "mutants")          # `mutmut run` regenerates the same names
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _RUN, *chosen], cwd=where, env=env,
+                          capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    all_codes, durations = _codes(where, directory)
+    codes = {k: all_codes.get(k) for k in chosen}
+    if all(c is None for c in codes.values()):
+        raise RuntimeError(f"mutmut ran no mutant of paper {paper}:\n"
+                           f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    killed = [k for k, c in codes.items() if c in KILLED]
+    timeout = [k for k, c in codes.items() if c in TIMEOUT]
+    survived = [k for k, c in codes.items() if c in SURVIVED + NO_TESTS]
+    other = {k: c for k, c in codes.items() if c not in KILLED + TIMEOUT + SURVIVED + NO_TESTS}
+    equivalent = [k for k in survived if k in EQUIVALENT]
+    detected, scored = len(killed) + len(timeout), len(killed) + len(timeout) + len(survived)
+    scored -= len(equivalent)
+    run_s = [durations[k] for k in chosen if durations.get(k)]
+    return {"paper": paper, "package": f"algorithms/{directory}", "tests": f"properties/{directory}",
+            "population": len(population), "sampled": len(chosen), "seed": seed,
+            "killed": len(killed), "timeout": len(timeout), "survived": len(survived),
+            "equivalent": len(equivalent), "other": other,
+            "score": detected / scored if scored else None,
+            "ci95": clopper_pearson(detected, scored),
+            "seconds_total": round(seconds, 1),
+            "seconds_per_mutant": round(sum(run_s) / len(run_s), 1) if run_s else None,
+            "mutants": {k: {"exit_code": codes[k], "seconds": durations.get(k)} for k in chosen},
+            "survivors": [{"name": k, "no_tests": codes[k] in NO_TESTS,
+                           "equivalent": EQUIVALENT.get(k), "diff": _diff(where, k)}
+                          for k in survived]}
+
+
+def _print_paper(r: dict[str, Any]) -> None:
+    score = "n/a" if r["score"] is None else f"{r['score']:.3f}"
+    print(f"paper {r['paper']} ({r['package']}): {r['sampled']} of {r['population']} mutants, "
+          f"{r['killed']} killed, {r['timeout']} timeout, {r['survived']} survived "
+          f"({r['equivalent']} equivalent), {len(r['other'])} other; score {score} "
+          f"CI95 {r['ci95']}; {r['seconds_per_mutant']} s per mutant, {r['seconds_total']} s")
+    for s in r["survivors"]:
+        why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
+        print(f"  survivor {s['name']}{' (no tests)' if s['no_tests'] else ''}{why}")
+        print("    " + "\n    ".join(s["diff"].splitlines()[-8:]))
+
+
+def main_papers(args: argparse.Namespace) -> int:
+    """The per-paper mode: one record per paper, merged into ``args.out``."""
+    out = args.out if args.out is not None else ROOT / "reports" / "bench" / "mutation_papers.json"
+    records = json.loads(out.read_text()) if out.is_file() else {}
+    for paper in args.paper:
+        with tempfile.TemporaryDirectory(prefix=f"mutmut-paper{paper}-") as tmp:
+            where = Path(tmp) if args.keep is None else args.keep / f"paper{paper}"
+            shutil.rmtree(where, ignore_errors=True)
+            where.mkdir(parents=True)
+            records[paper] = run_paper(paper, where, args.sample, args.seed,
+                                       args.timeout_multiplier, args.timeout_constant)
+        _print_paper(records[paper])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", default=list(DEFAULT_MODULES))
     parser.add_argument("--jobs", type=int, default=1, help="mutmut --max-children")
     parser.add_argument("--keep", type=Path, default=None,
                         help="scratch directory to keep (default: a temporary one, removed)")
-    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench" / "mutation.json")
+    parser.add_argument("--out", type=Path, default=None, help="default: reports/bench/"
+                        "mutation.json, or mutation_papers.json with --paper")
+    parser.add_argument("--paper", nargs="+", default=None,
+                        help="per-paper mode: papers (e.g. 000) whose claim tests to score")
+    parser.add_argument("--sample", type=int, default=15, help="mutants per paper (--paper)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample (--paper)")
+    parser.add_argument("--timeout-multiplier", type=float, default=4.0)
+    parser.add_argument("--timeout-constant", type=float, default=10.0)
     args = parser.parse_args(argv)
+    if args.paper:
+        return main_papers(args)
+    if args.out is None:
+        args.out = ROOT / "reports" / "bench" / "mutation.json"
     records = []
     for module in args.modules:
         if not (ROOT / "tests" / "mechanisms" / f"test_{module}.py").is_file():
