@@ -21,14 +21,12 @@ Per-paper mode (``--paper 000 [001 ...]``): the paper's reference subpackage ``a
 (the directory of its claim tests in ``properties/catalog.toml``; ``buggy.py`` and ``testbeds.py``
 are not mutated: the first is deliberately broken, the second is test scaffolding) is mutated and
 mutants are killed by that paper's claim tests ``properties/<dir>/`` only. A full claim suite takes
-minutes, so the mutants are first generated and listed (mutmut's own generator), a uniform sample
-of ``--sample`` of them is drawn with ``--seed`` (``random.sample``: at these population sizes a
-larger sample with the same seed contains the smaller one), and only those are run (``mutmut run
-NAME...``; mutmut runs each mutant against just the tests that called its function in the stats
-run, fastest first, stopping at the first failure). The clean-test rerun mutmut does before the
-mutants is skipped: in a fresh scratch directory the stats run has just run the whole claim suite
-on the trampolined code and required it to pass. A mutant is timed out after ``(estimated s +
---timeout-constant) * --timeout-multiplier`` wall seconds (twice that in CPU seconds).
+minutes, so the mutants are generated and listed (mutmut's own generator), a uniform sample of
+``--sample`` is drawn with ``--seed`` (a larger sample with the same seed contains the smaller one)
+and only those run (``mutmut run NAME...``: each against the tests that called its function in the
+stats run, stopping at the first failure), without mutmut's clean-test rerun (the fresh stats run
+has just passed the whole claim suite). Timeout: ``(estimated s + --timeout-constant) *
+--timeout-multiplier`` wall seconds (twice that in CPU seconds).
 
 Convention: a timeout counts as killed (mutmut's), a mutant whose function no claim test calls
 ("no tests") as a survivor. The score is killed / (killed + non-equivalent survivors); its exact
@@ -69,6 +67,7 @@ _P = "algorithms.mechanisms.primitives."
 _KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
 _SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
 _MSG = "only the error message changes (the tests check the exception type)"
+_SAME = "the validator returns a valid input unchanged: not storing it back changes nothing"
 EQUIVALENT: dict[str, str] = {
     _P + "x__records__mutmut_19": _KIND,
     _P + "x__records__mutmut_21": _KIND,
@@ -119,6 +118,14 @@ EQUIVALENT: dict[str, str] = {
         "pure_agnostic.compare.xǁPrivateMinErrorǁ_margins__mutmut_11": "adds the margin of j = 0, "
         "which is never a midpoint of the search and never read",
         "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_34": _MSG,
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_45": _MSG,
+        "pure_agnostic.compare.xǁPrivateCompareǁ__post_init____mutmut_88": _MSG,
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_16": _SAME,
+        "pure_agnostic.compare.xǁPrivateMinErrorǁ__post_init____mutmut_60": _SAME,
+        "pure_agnostic.learners.xǁItemLearnerǁ__post_init____mutmut_26": "c is 2-D: c.shape[+1] "
+        "is c.shape[-1]",
+        "pure_agnostic.representation.x_decoys__mutmut_23": "0/1 concepts keep their values in "
+        "a wider integer dtype",
         # paper 003
         "model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 of rho: "
         "one more unused Laplace column changes the draws, not their law",
@@ -152,8 +159,7 @@ def _config(module: str) -> str:
 
 
 def _prepare(module: str, where: Path, config: str | None = None) -> None:
-    """Copy the repository into ``where`` with ``config`` (default: ``module``'s) as its mutmut
-    configuration."""
+    """Copy the repository into ``where`` with mutmut configuration ``config`` (or ``module``'s)."""
     for item in COPY:
         src, dst = ROOT / item, where / item
         if src.is_dir():
@@ -236,8 +242,7 @@ def _paper_config(directory: str, multiplier: float, constant: float) -> str:
 
 
 def _env() -> dict[str, str]:
-    """The environment of the mutmut runs: one BLAS thread, and no PYTHONPATH (``./dev`` puts
-    the checkout there; only the scratch copy's ``mutants/`` may provide ``algorithms``)."""
+    """One BLAS thread, no PYTHONPATH (``./dev``'s checkout must not shadow ``mutants/``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return env
@@ -253,10 +258,8 @@ def _codes(where: Path, directory: str) -> tuple[dict[str, int | None], dict[str
 
 def clopper_pearson(k: int, n: int) -> tuple[float, float] | None:
     """Exact two-sided 95 % interval of a binomial proportion with ``k`` of ``n``."""
-    if n == 0:
-        return None
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
-    return (round(float(ci.low), 4), round(float(ci.high), 4))
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact") if n else None
+    return (round(float(ci.low), 4), round(float(ci.high), 4)) if ci else None
 
 
 def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float,
@@ -303,9 +306,8 @@ def score(record: dict[str, Any]) -> dict[str, Any]:
     detected, known = len(killed) + len(timeout), KILLED + TIMEOUT + SURVIVED + NO_TESTS
     scored = detected + len(survived) - len(equivalent)
     record.update(killed=len(killed), timeout=len(timeout), survived=len(survived),
-                  equivalent=len(equivalent),
+                  equivalent=len(equivalent), score=detected / scored if scored else None,
                   other={k: c for k, c in codes.items() if c not in known},
-                  score=detected / scored if scored else None,
                   ci95=clopper_pearson(detected, scored),
                   survivors=[{"name": k, "no_tests": codes[k] in NO_TESTS,
                               "equivalent": EQUIVALENT.get(k), "diff": record["diffs"].get(k, "")}
