@@ -26,13 +26,11 @@ minutes, so the mutants are generated and listed (mutmut's own generator), a uni
 and only those run (``mutmut run NAME...``: each against the tests that called its function in the
 stats run, stopping at the first failure), without mutmut's clean-test rerun (the fresh stats run
 has just passed the whole claim suite). Timeout: ``(estimated s + --timeout-constant) *
---timeout-multiplier`` wall seconds (twice that in CPU seconds).
-
-Convention: a timeout counts as killed (mutmut's), a mutant whose function no claim test calls
-("no tests") as a survivor. The score is killed / (killed + non-equivalent survivors); its exact
-(Clopper-Pearson) 95 % interval treats the sample as binomial draws from the population (a sample
-without replacement makes it slightly conservative). Results are merged per paper into
-``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after ``EQUIVALENT`` grew::
+--timeout-multiplier`` wall seconds (twice that in CPU seconds). A timeout counts as killed
+(mutmut's convention), a mutant whose function no claim test calls ("no tests") as a survivor.
+Score: killed / (killed + non-equivalent survivors), with its exact (Clopper-Pearson) 95 % interval
+(binomial: slightly conservative for a sample without replacement). Results are merged per paper
+into ``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after ``EQUIVALENT`` grew::
 
     nice -n 19 python benchmarks/mutation.py --paper 004 --sample 40 --seed 0
     python benchmarks/mutation.py --paper 000 001 002 003 004 --rescore
@@ -132,6 +130,9 @@ EQUIVALENT: dict[str, str] = {
         "model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the ERM "
         "lies outside either window with probability < 1e-15 (docstring): the same law",
         "model_agnostic.core.xǁAStabǁ__post_init____mutmut_13": _MSG,
+        "model_agnostic.utility.x_rate_parameters__mutmut_25": _MSG,
+        "model_agnostic.core.xǁAStabǁsample__mutmut_4": _SYMMETRIC,
+        "model_agnostic.utility.xǁAPrivǁsample__mutmut_16": "int64 coins: the same 0/1 labels",
         "model_agnostic.utility.x_noisy_threshold_counts__mutmut_95": "float zeros: the error "
         "counts become exact floats, the same argmin",
         # paper 004
@@ -298,7 +299,6 @@ def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float
 def score(record: dict[str, Any]) -> dict[str, Any]:
     """(Re)count a paper's record from its mutants' exit codes and the current ``EQUIVALENT``."""
     codes = {k: v["exit_code"] for k, v in record["mutants"].items()}
-    record.setdefault("diffs", {s["name"]: s["diff"] for s in record.get("survivors", [])})
     killed = [k for k, c in codes.items() if c in KILLED]
     timeout = [k for k, c in codes.items() if c in TIMEOUT]
     survived = [k for k, c in codes.items() if c in SURVIVED + NO_TESTS]
