@@ -357,12 +357,12 @@ def main(argv: list[str] | None = None) -> int:
                         "mutation.json, or mutation_papers.json with --paper")
     parser.add_argument("--paper", nargs="+", default=None,
                         help="per-paper mode: papers (e.g. 000) whose claim tests to score")
-    parser.add_argument("--sample", type=int, default=15, help="mutants per paper (--paper)")
+    parser.add_argument("--sample", type=int, default=40, help="mutants per paper (--paper)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (--paper)")
     parser.add_argument("--rescore", action="store_true", help="recount the papers' stored "
                         "results with the current EQUIVALENT, without running (--paper)")
-    parser.add_argument("--timeout-multiplier", type=float, default=4.0)
-    parser.add_argument("--timeout-constant", type=float, default=10.0)
+    parser.add_argument("--timeout-multiplier", type=float, default=4.0, help="(--paper)")
+    parser.add_argument("--timeout-constant", type=float, default=10.0, help="s (--paper)")
     args = parser.parse_args(argv)
     if args.paper:
         return main_papers(args)
