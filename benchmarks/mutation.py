@@ -95,6 +95,7 @@ EQUIVALENT: dict[str, str] = {
         "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_iid__mutmut_17": _MSG,
         "realizable_to_agnostic.core.x_as_dataset__mutmut_62": _MSG,
         "realizable_to_agnostic.bounds.x__check_lemma33__mutmut_7": _MSG,
+        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample__mutmut_14": _MSG,
         "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_24": _MSG,
         "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_3": _MSG,
         "realizable_to_agnostic.agnostic.xǁAgnosticǁ_run_counts__mutmut_44": "numpy's reshape "
@@ -367,8 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.paper:
         return main_papers(args)
-    if args.out is None:
-        args.out = ROOT / "reports" / "bench" / "mutation.json"
+    args.out = args.out or ROOT / "reports" / "bench" / "mutation.json"
     records = []
     for module in args.modules:
         if not (ROOT / "tests" / "mechanisms" / f"test_{module}.py").is_file():
