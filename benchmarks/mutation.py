@@ -16,19 +16,42 @@ Install the tool with the ``mutation`` extra (``pip install -e ".[mutation]"``).
 A survivor is either killed by a better unit test or explained as an equivalent mutant (a change
 no test can observe, e.g. an error *message* replaced by ``None`` when the tests only check the
 exception type); the explanations are kept in ``EQUIVALENT`` below, keyed by mutant name.
+
+Per-paper mode (``--paper 000 [001 ...]``): the paper's reference subpackage ``algorithms/<dir>/``
+(the directory of its claim tests in ``properties/catalog.toml``; ``buggy.py`` and ``testbeds.py``
+are not mutated: the first is deliberately broken, the second is test scaffolding) is mutated and
+mutants are killed by that paper's claim tests ``properties/<dir>/`` only. A full claim suite takes
+minutes, so the mutants are generated and listed (mutmut's own generator), a uniform sample of
+``--sample`` is drawn with ``--seed`` (a larger sample with the same seed contains the smaller one)
+and only those run (``mutmut run NAME...``: each against the tests that called its function in the
+stats run, stopping at the first failure), without mutmut's clean-test rerun (the fresh stats run
+has just passed the whole claim suite). Timeout: ``(estimated s + --timeout-constant) *
+--timeout-multiplier`` wall seconds (twice that in CPU seconds). A timeout counts as killed
+(mutmut's convention), a mutant whose function no claim test calls ("no tests") as a survivor.
+Score: killed / (killed + non-equivalent survivors), with its exact (Clopper-Pearson) 95 % interval
+(binomial: slightly conservative for a sample without replacement). Results are merged per paper
+into ``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after ``EQUIVALENT`` grew::
+
+    nice -n 19 python benchmarks/mutation.py --paper 004 --sample 40 --seed 0
+    python benchmarks/mutation.py --paper 000 001 002 003 004 --rescore
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
+
+from scipy.stats import binomtest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODULES = ("primitives", "selection", "sparse_vector")
@@ -41,6 +64,9 @@ KILLED, SURVIVED = (1, 3), (0,)
 _P = "algorithms.mechanisms.primitives."
 _KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
 _SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
+_MSG = "only the error message changes (the tests check the exception type)"
+_SAME = "the validator returns a valid input unchanged: not storing it back changes nothing"
+_2D = "a 2-D array: shape[+1] is shape[-1]"
 EQUIVALENT: dict[str, str] = {
     _P + "x__records__mutmut_19": _KIND,
     _P + "x__records__mutmut_21": _KIND,
@@ -60,6 +86,71 @@ EQUIVALENT: dict[str, str] = {
     "draw equals keep_probability exactly (probability ≤ 2^-53)",
     _P + "xǁRandomizedResponseǁsample__mutmut_25": "x − U and x + U (mod k) have the same law "
     "for U uniform on {1, …, k−1}",
+    # per-paper mode (claim tests), keys without the leading "algorithms."
+    **{"algorithms." + k: v for k, v in {
+        # paper 000
+        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample_queries__mutmut_9":
+            _MSG,
+        "realizable_to_agnostic.bounds.x_lemma212_size__mutmut_18": _MSG,
+        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_counts__mutmut_6": _MSG,
+        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_iid__mutmut_17": _MSG,
+        "realizable_to_agnostic.core.x_as_dataset__mutmut_62": _MSG,
+        "realizable_to_agnostic.bounds.x__check_lemma33__mutmut_7": _MSG,
+        "realizable_to_agnostic.tables.x_draw_subset_counts__mutmut_14": _2D,
+        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample__mutmut_14": _MSG,
+        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_24": _MSG,
+        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_3": _MSG,
+        "realizable_to_agnostic.agnostic.xǁAgnosticǁ_run_counts__mutmut_44": "numpy's reshape "
+        "takes any negative size as the one unknown dimension",
+        # paper 001
+        "generalization.compiler.xǁBootstrapCompilerǁsample__mutmut_18": "skips the vectorised "
+        "sample_counts path: the per-output path draws M(T) from the same law",
+        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_20": "at x = 0 both "
+        "branches equal log ½",
+        "generalization.thresholds.xǁSmallestPositiveǁsample__mutmut_16": "r = −1 and r = −2 are "
+        "both below the domain [0, 1]: the same threshold and the same clamped measures",
+        "generalization.learner.x_noisy_threshold_distribution__mutmut_16": "astype(None) gives "
+        "floats 0.0/1.0, compared with 0 and 1 exactly like ints",
+        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_27": "np.where keeps "
+        "min(x, 1) only where x <= 0, where it equals min(x, 0)",
+        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_7": "c − n/2 is float "
+        "either way (n/2 is a float)",
+        "generalization.theory.x_hard_distribution__mutmut_7": _MSG,
+        # paper 002
+        "pure_agnostic.laplace_race.x_race_integral__mutmut_61": "the probe lies strictly inside "
+        "a piece between breakpoints, and every centre is a breakpoint: never probe == c",
+        "pure_agnostic.scores.x_median_scores_sorted__mutmut_67": "one more trailing bin of cum_w, "
+        "never indexed (us <= hi, where the shorter array already sufficed)",
+        "pure_agnostic.compare.xǁPrivateMinErrorǁ_margins__mutmut_11": "adds the margin of j = 0, "
+        "which is never a midpoint of the search and never read",
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_34": _MSG,
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_45": _MSG,
+        "pure_agnostic.compare.xǁPrivateCompareǁ__post_init____mutmut_88": _MSG,
+        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_16": _SAME,
+        "pure_agnostic.compare.xǁPrivateMinErrorǁ__post_init____mutmut_60": _SAME,
+        "pure_agnostic.learners.xǁItemLearnerǁ__post_init____mutmut_26": _2D,
+        "pure_agnostic.representation.x_decoys__mutmut_23": "0/1 concepts keep their values in "
+        "a wider integer dtype",
+        # paper 003
+        "model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 of rho: "
+        "one more unused Laplace column changes the draws, not their law",
+        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the ERM "
+        "lies outside either window with probability < 1e-15 (docstring): the same law",
+        "model_agnostic.core.xǁAStabǁ__post_init____mutmut_13": _MSG,
+        "model_agnostic.utility.x_rate_parameters__mutmut_25": _MSG,
+        "model_agnostic.core.xǁAStabǁsample__mutmut_4": _SYMMETRIC,
+        "model_agnostic.utility.xǁAPrivǁsample__mutmut_16": "int64 coins: the same 0/1 labels",
+        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_95": "float zeros: the error "
+        "counts become exact floats, the same argmin",
+        # paper 004
+        "closure.relabel.x_completion_scores__mutmut_18": "every completion appears twice; the "
+        "minimum over them is unchanged",
+        "closure.learners.xǁSubsampledLearnerǁ__post_init____mutmut_11": _MSG,
+        "closure.learners.x_labelled_sample__mutmut_8": _MSG,
+        "closure.pipelines.xǁClosureLearnǁ__post_init____mutmut_15": _MSG,
+        "closure.pipelines.xǁClosureLearnǁround_law__mutmut_19": "relabel_distribution reads "
+        "pats only when erm=True, which round_law never passes",
+    }.items()},
 }
 
 
@@ -75,7 +166,8 @@ def _config(module: str) -> str:
             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n")
 
 
-def _prepare(module: str, where: Path) -> None:
+def _prepare(module: str, where: Path, config: str | None = None) -> None:
+    """Copy the repository into ``where`` with mutmut configuration ``config`` (or ``module``'s)."""
     for item in COPY:
         src, dst = ROOT / item, where / item
         if src.is_dir():
@@ -86,7 +178,7 @@ def _prepare(module: str, where: Path) -> None:
     text = (where / "pyproject.toml").read_text()
     if "[tool.mutmut]" in text:
         text = text[: text.index("[tool.mutmut]")]
-    (where / "pyproject.toml").write_text(text + _config(module))
+    (where / "pyproject.toml").write_text(text + (config or _config(module)))
 
 
 def _diff(where: Path, name: str) -> str:
@@ -121,14 +213,162 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
                           for k in survived]}
 
 
+# --- per-paper mode: the claim tests of one paper against its reference subpackage ---------------
+NOT_MUTATED = ["*/buggy.py", "*/testbeds.py"]
+TIMEOUT, NO_TESTS = (24, 36, 152, 255, -24), (33,)
+#: mutmut's own generator alone; ``mutmut run NAME...`` without its clean-test rerun
+_GENERATE = ("import os, mutmut.__main__ as m\nfrom mutmut.utils import file_utils as f\n"
+             "os.makedirs('mutants', exist_ok=True); f.copy_src_dir(); f.copy_also_copy_files()\n"
+             "f.setup_source_paths(); m.create_mutants(1)\n")
+_RUN = ("import sys, mutmut.__main__ as m, mutmut.workers.isolation as w\n"
+        "w.ForkRunner.run_clean_tests = lambda self, tests: 0\n"
+        "m.cli(['run', '--max-children', '1', *sys.argv[1:]])\n")
+
+
+def paper_dirs() -> dict[str, str]:
+    """Paper id -> the one directory ``properties/<dir>/`` holding its claim tests (catalog)."""
+    catalog = tomllib.loads((ROOT / "properties" / "catalog.toml").read_text())
+    dirs: dict[str, set[str]] = {}
+    for claim in catalog["claim"]:
+        for test in claim.get("tests", []):
+            dirs.setdefault(claim["paper"], set()).add(test.split("/")[1])
+    assert all(len(d) == 1 for d in dirs.values()), f"claim tests in several directories: {dirs}"
+    return {paper: d.pop() for paper, d in sorted(dirs.items())}
+
+
+def _paper_config(directory: str, multiplier: float, constant: float) -> str:
+    also = [c for c in COPY if c != "pyproject.toml"]
+    return ("\n[tool.mutmut]\n"
+            f"source_paths = [{json.dumps(f'algorithms/{directory}')}]\n"
+            f"do_not_mutate = {json.dumps(NOT_MUTATED)}\n"
+            f"also_copy = {json.dumps(also)}\n"
+            f"timeout_multiplier = {multiplier}\ntimeout_constant = {constant}\n"
+            f"pytest_add_cli_args = {json.dumps(PYTEST_ARGS)}\n"
+            f"pytest_add_cli_args_test_selection = {json.dumps([f'properties/{directory}'])}\n")
+
+
+def _env() -> dict[str, str]:
+    """One BLAS thread, no PYTHONPATH (``./dev``'s checkout must not shadow ``mutants/``)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+def _codes(where: Path, directory: str) -> tuple[dict[str, int | None], dict[str, float]]:
+    """Exit code and duration (s) of every mutant of the paper, from mutmut's ``*.meta`` files."""
+    metas = [json.loads(meta.read_text())
+             for meta in sorted((where / "mutants" / "algorithms" / directory).rglob("*.py.meta"))]
+    return ({k: c for m in metas for k, c in m["exit_code_by_key"].items()},
+            {k: t for m in metas for k, t in m.get("durations_by_key", {}).items()})
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float] | None:
+    """Exact two-sided 95 % interval of a binomial proportion with ``k`` of ``n``."""
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact") if n else None
+    return (round(float(ci.low), 4), round(float(ci.high), 4)) if ci else None
+
+
+def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float,
+              constant: float) -> dict[str, Any]:
+    """Mutate paper ``paper``'s subpackage in ``where``, run a uniform sample of ``sample``
+    mutants (``seed``) against its claim tests; return the paper's record."""
+    directory = paper_dirs()[paper]
+    _prepare("", where, _paper_config(directory, multiplier, constant))
+    gen = subprocess.run([sys.executable, "-c", _GENERATE], cwd=where, env=_env(),
+                         capture_output=True, text=True, check=False)
+    population = sorted(_codes(where, directory)[0])
+    if gen.returncode or not population:
+        raise RuntimeError(f"mutant generation failed for paper {paper}:\n{gen.stderr[-2000:]}")
+    chosen = sorted(random.Random(seed).sample(population, min(sample, len(population))))
+    shutil.rmtree(where / "mutants")          # `mutmut run` regenerates the same names
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _RUN, *chosen], cwd=where, env=_env(),
+                          capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    all_codes, durations = _codes(where, directory)
+    codes = {k: all_codes.get(k) for k in chosen}
+    if all(c is None for c in codes.values()):
+        raise RuntimeError(f"mutmut ran no mutant of paper {paper}:\n"
+                           f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    run_s = [durations[k] for k in chosen if durations.get(k)]
+    record = {"paper": paper, "package": f"algorithms/{directory}",
+              "tests": f"properties/{directory}", "population": len(population),
+              "sampled": len(chosen), "seed": seed, "seconds_total": round(seconds, 1),
+              "seconds_per_mutant": round(sum(run_s) / len(run_s), 1) if run_s else None,
+              "mutants": {k: {"exit_code": codes[k], "seconds": durations.get(k)} for k in chosen},
+              "diffs": {k: _diff(where, k) for k, c in codes.items() if c in SURVIVED + NO_TESTS}}
+    return score(record)
+
+
+def score(record: dict[str, Any]) -> dict[str, Any]:
+    """(Re)count a paper's record from its mutants' exit codes and the current ``EQUIVALENT``."""
+    codes = {k: v["exit_code"] for k, v in record["mutants"].items()}
+    killed, timeout, survived = ([k for k, c in codes.items() if c in group]
+                                 for group in (KILLED, TIMEOUT, SURVIVED + NO_TESTS))
+    equivalent = [k for k in survived if k in EQUIVALENT]
+    detected, known = len(killed) + len(timeout), KILLED + TIMEOUT + SURVIVED + NO_TESTS
+    scored = detected + len(survived) - len(equivalent)
+    record.update(killed=len(killed), timeout=len(timeout), survived=len(survived),
+                  equivalent=len(equivalent), score=round(detected / scored, 4) if scored else None,
+                  other={k: c for k, c in codes.items() if c not in known},
+                  ci95=clopper_pearson(detected, scored),
+                  survivors=[{"name": k, "no_tests": codes[k] in NO_TESTS,
+                              "equivalent": EQUIVALENT.get(k), "diff": record["diffs"].get(k, "")}
+                             for k in survived])
+    return record
+
+
+def _print_paper(r: dict[str, Any]) -> None:
+    print(f"paper {r['paper']} ({r['package']}): {r['sampled']} of {r['population']} mutants, "
+          f"{r['killed']} killed, {r['timeout']} timeout, {r['survived']} survived "
+          f"({r['equivalent']} equivalent), {len(r['other'])} other; score {r['score']} "
+          f"CI95 {r['ci95']}; {r['seconds_per_mutant']} s per mutant, {r['seconds_total']} s")
+    for s in r["survivors"]:
+        why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
+        print(f"  survivor {s['name']}{' (no tests)' if s['no_tests'] else ''}{why}")
+        print("    " + "\n    ".join(s["diff"].splitlines()[-8:]))
+
+
+def main_papers(args: argparse.Namespace) -> int:
+    """The per-paper mode: one record per paper, merged into ``args.out``."""
+    out = args.out if args.out is not None else ROOT / "reports" / "bench" / "mutation_papers.json"
+    records = json.loads(out.read_text()) if out.is_file() else {}
+    for paper in args.paper:
+        if args.rescore:
+            records[paper] = score(records[paper])
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"mutmut-paper{paper}-") as tmp:
+                where = Path(tmp) if args.keep is None else args.keep / f"paper{paper}"
+                shutil.rmtree(where, ignore_errors=True)
+                where.mkdir(parents=True)
+                records[paper] = run_paper(paper, where, args.sample, args.seed,
+                                           args.timeout_multiplier, args.timeout_constant)
+        _print_paper(records[paper])
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", default=list(DEFAULT_MODULES))
     parser.add_argument("--jobs", type=int, default=1, help="mutmut --max-children")
     parser.add_argument("--keep", type=Path, default=None,
                         help="scratch directory to keep (default: a temporary one, removed)")
-    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench" / "mutation.json")
+    parser.add_argument("--out", type=Path, default=None, help="default: reports/bench/"
+                        "mutation.json, or mutation_papers.json with --paper")
+    parser.add_argument("--paper", nargs="+", default=None,
+                        help="per-paper mode: papers (e.g. 000) whose claim tests to score")
+    parser.add_argument("--sample", type=int, default=40, help="mutants per paper (--paper)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample (--paper)")
+    parser.add_argument("--rescore", action="store_true", help="recount the papers' stored "
+                        "results with the current EQUIVALENT, without running (--paper)")
+    parser.add_argument("--timeout-multiplier", type=float, default=4.0, help="(--paper)")
+    parser.add_argument("--timeout-constant", type=float, default=10.0, help="s (--paper)")
     args = parser.parse_args(argv)
+    if args.paper:
+        return main_papers(args)
+    args.out = args.out or ROOT / "reports" / "bench" / "mutation.json"
     records = []
     for module in args.modules:
         if not (ROOT / "tests" / "mechanisms" / f"test_{module}.py").is_file():
