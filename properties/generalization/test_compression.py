@@ -188,6 +188,8 @@ def test_finite_range_threshold_learner_errs_half(variant):
     sets = [np.arange(1, 11) / 10, [0.5], np.sort(rng.random(7)), np.linspace(-3, 3, 61)]
     for outs in sets:
         y, z, target = hard_distribution(outs, straddle=variant != "reference")
+        xs = sorted(float(x) for x in outs)  # the lemma's x_1 < y < z < x_2
+        assert xs[0] < y < z and (len(xs) == 1 or z < xs[1]), (xs[:2], y, z)
         assert all(threshold_error(float(h), y, z, target) == 0.5 for h in outs)
     # the infinite-range learner: from any sample with both points, it releases y, error 0
     assert threshold_error(y, y, z, target) == 0.0

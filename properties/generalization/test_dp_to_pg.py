@@ -148,6 +148,9 @@ def test_laplace_majority_needs_sqrt_n(variant, dp_record, dp_rng):
         assert bound is not None and e_min >= bound, (n, e_min, bound)
         assert e_min <= theorem39_epsilon(n, EPS, 2, beta)
         k = math.sqrt(math.log(1 / (30 * math.sqrt(beta)))) / (4 * math.sqrt(n))
+        # the bound is the proof's ½ ln(e^{Knε} − 1) with γ = 2√β, K = √ln(1/15γ)/(4√n), not
+        # any smaller number (a one-sided check let a wrong formula pass: mutation run)
+        assert bound == pytest.approx(0.5 * math.log(math.expm1(k * n * EPS)), rel=1e-12)
         rows[n] = {"epsilon_min": e_min, "theorem40_lower": bound,
                    "theorem40_paper_simplified": 0.5 * (k * n * EPS - 1),
                    "theorem39_upper": theorem39_epsilon(n, EPS, 2, beta)}
