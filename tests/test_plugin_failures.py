@@ -48,3 +48,42 @@ def test_raising_mechanism_gives_one_paragraph_and_junit_has_properties(pytester
     assert props["dpcheck.call1.verdict"] == "not-refuted"
     assert float(props["dpcheck.call1.epsilon_lower"]) < 1.5
     assert props["dpcheck.call1.claim"].startswith("epsilon=1.0")
+
+
+OWN_LAW = '''
+import numpy as np
+import pytest
+import dpcheck
+
+class RR:
+    """Randomized response on one bit whose pmf is right; ``drop`` makes the sampler never
+    output 1 on data 0 (the shape of a sampler bug the mutation run found: a mixture that never
+    draws its last part)."""
+    def __init__(self, drop):
+        self.drop, self.p = drop, np.exp(1.0) / (1 + np.exp(1.0))
+    def pmf(self, data):
+        b = int(data[0])
+        return {b: self.p, 1 - b: 1 - self.p}
+    def sample(self, data, size, rng):
+        b = int(data[0])
+        keep = rng.random(size) < self.p
+        out = np.where(keep, b, 1 - b)
+        return np.zeros(size, dtype=np.int64) if (self.drop and b == 0) else out
+
+@pytest.mark.claim(kind="privacy")
+@pytest.mark.parametrize("drop", [False, True])
+def test_rr(dp_audit, drop):
+    dp_audit(RR(drop), [1], [0], dpcheck.PureDP(10.0), samples=20000)
+'''
+
+
+def test_a_sampler_that_contradicts_its_own_pmf_fails_the_test(pytester):
+    """Issue 27: a sampler disagreeing with its own exact law fails the test (it used to be a
+    warning on the result only), at a level outside the family α (1e-9)."""
+    pytester.makepyfile(test_own_law=OWN_LAW)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly",
+                                "--dpcheck-report", "none")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "FAILED test_own_law.py::test_rr[True]" in out
+    assert "sampler contradicts its pmf (chi-square p = " in out and "fails at p <= 1e-09" in out

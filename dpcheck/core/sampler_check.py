@@ -8,7 +8,9 @@ each side's exploration sample and the two p-values are combined by Bonferroni.
 
 The χ² p-value is asymptotic (valid when the pooled cells have expected counts ≥ 5, which the
 pooling ensures); a mismatch is flagged at level :data:`SAMPLER_ALPHA`, independent of the
-privacy α, and is reported as a warning on the result, never as a privacy violation.
+privacy α, and is reported as a warning on the result, never as a privacy violation. The pytest
+plugin's ``dp_audit`` fails the test instead, at p ≤ 1e-9
+(:data:`dpcheck.plugin.fixtures.SAMPLER_FAIL_LEVEL`).
 
 References
 ----------

@@ -141,9 +141,29 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
         record = r.add("audit", alpha, result.violation, result.to_dict())
         if result.violation and r.info["expect"] == "holds":
             raise PrivacyViolation(f"{result.summary()}\nreplay: {record['replay']}", result)
+        _check_own_law(result, record)
         return result
 
     return run
+
+
+#: Level at which ``dp_audit`` fails a test whose mechanism's samples contradict its own
+#: ``pmf``. Not taken from the family α (the check is about the test bed, not the claim); a
+#: session with m such checks adds at most m·1e-9 to its family-wise error rate.
+SAMPLER_FAIL_LEVEL = 1e-9
+
+
+def _check_own_law(result: AuditResult, record: dict[str, Any]) -> None:
+    """Fail (an ``AssertionError``, so a mutant case counts it as caught) when the mechanism's
+    sampler contradicts its declared ``pmf``: outputs outside the pmf's support, or a χ² p-value
+    ≤ :data:`SAMPLER_FAIL_LEVEL`. The exact ε/δ the test may assert describe the pmf, and the
+    audit describes the sampler; they are one mechanism only if the two agree (issue 27: a
+    sampler bug with a correct pmf otherwise passes every exact check)."""
+    __tracebackhide__ = True
+    check = result.sampler_check
+    if check is not None and (check.impossible or check.p_value <= SAMPLER_FAIL_LEVEL):
+        raise AssertionError(f"{result.mechanism}: {check.describe()} (dp_audit fails at "
+                             f"p <= {SAMPLER_FAIL_LEVEL:g})\nreplay: {record['replay']}")
 
 
 @pytest.fixture
