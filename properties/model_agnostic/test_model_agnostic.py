@@ -589,6 +589,9 @@ def test_binclas_rate_scaling_realizable(dp_rng, dp_record):
     errors (from k/n, the observed scale of the rate)."""
     def measure(n: int, m: int) -> tuple[float, dict[str, float]]:
         rp = rate_parameters(n, m)
+        # Algorithm 2 splits the n examples into k chunks of ⌊n/k⌋ (a fractional chunk size
+        # passed this measurement-only test: mutation run)
+        assert isinstance(rp.n_chunk, int) and rp.n_chunk == n // rp.k and rp.k * rp.n_chunk <= n
         runs = min(800, math.ceil(40 / (m * rp.k / n)))
         rate = float(binclas_rates(rp, runs, dp_rng).mean())
         return rate, {"n": n, "m": m, "k": rp.k, "T": rp.T, "alpha": rp.alpha, "runs": runs,
