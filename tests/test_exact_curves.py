@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 from scipy.special import logsumexp, ndtri
 
 import dpcheck
@@ -27,6 +26,7 @@ from dpcheck import exact_curves as xc
 from dpcheck.curves import bernoulli_renyi, gdp_delta
 from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
+from tests.test_exact import pairs
 
 
 def rr(eps: float, k: int, x: int) -> np.ndarray:
@@ -89,18 +89,8 @@ def brute_mu(p: np.ndarray, q: np.ndarray) -> float:
 
 # -- hypothesis: structural properties on random pairs ------------------------------------
 
-weights = st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 1.0)), min_size=2, max_size=7)
-
-
-@st.composite
-def pairs(draw: st.DrawFn) -> tuple[dict[int, float], dict[int, float]]:
-    """Two distributions on up to 7 outputs, with zeros (support mismatches) allowed."""
-    wp = draw(weights)
-    wq = draw(st.lists(st.one_of(st.just(0.0), st.floats(1e-3, 1.0)), min_size=len(wp),
-                       max_size=len(wp)))
-    assume(sum(wp) > 0 and sum(wq) > 0)
-    sp, sq = math.fsum(wp), math.fsum(wq)
-    return {i: w / sp for i, w in enumerate(wp)}, {i: w / sq for i, w in enumerate(wq)}
+# random pairs of distributions on up to 7 outputs, zeros (support mismatches) allowed:
+# the strategy of tests/test_exact.py
 
 
 PROPERTY_ORDERS = np.concatenate([[1.0], 1 + np.logspace(-4, 3, 60), [math.inf]])
