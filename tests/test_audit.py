@@ -17,6 +17,7 @@ import dpcheck
 from algorithms.mechanisms.primitives import GeometricSum, LaplaceSum, RandomizedResponse
 from dpcheck import ApproxDP, PureDP, audit
 from dpcheck.core.confirm import CHUNK
+from dpcheck.events.support import SUPPORT_SHARE
 from dpcheck.core.audit import exploration_size
 from dpcheck.core.results import untimed
 
@@ -81,7 +82,8 @@ def test_output_that_exists_only_under_one_dataset_reaches_the_ceiling():
     assert r.violation and r.epsilon_lower >= 12
     b = r.witness.bound
     assert b.k_q == 0 and b.k_p == b.n_p and b.ratio_low is not None
-    level = 0.05 / len(r.confirmed)
+    ranked = [w for w in r.confirmed if not w.event.support]  # support: 10 % of α
+    level = 0.05 * (1 - SUPPORT_SHARE) / len(ranked)
     pi_lo = level ** (1 / b.k_p)
     assert r.epsilon_lower == pytest.approx(math.log(pi_lo / (1 - pi_lo)), rel=1e-9)
     n_c = MILLION - exploration_size(MILLION)

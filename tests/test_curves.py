@@ -147,7 +147,7 @@ def test_dp_sgd_steps_against_their_accountant() -> None:
 
 
 def test_curve_figures_from_the_result_and_in_the_report(tmp_path) -> None:
-    from dpcheck.report import render, write_run
+    from dpcheck.report import write_run
     from dpcheck.report.figures import build_figures
 
     r = dpcheck.audit(gaussian(0.8), [1.0], [0.0], dpcheck.ZCDP(0.5), samples=100_000, seed=0,

@@ -20,7 +20,6 @@ Y.-X. Wang, ICML 2019 (subsampled mechanisms' privacy-loss distributions).
 from __future__ import annotations
 
 
-import numpy as np
 import pytest
 
 from algorithms.mechanisms.gaussian import PoissonSubsampledGaussian, gaussian_delta

@@ -23,7 +23,7 @@ from dpcheck.core.accuracy import check_accuracy
 from dpcheck.report import compare, load_run, render, write_run
 from dpcheck.report import markdown as report_markdown
 from dpcheck.report import figures
-from dpcheck.report.figures import build_figures, epsilon_figure
+from dpcheck.report.figures import build_figures
 from dpcheck.report.html import render_html
 
 PNG = b"\x89PNG\r\n\x1a\n"

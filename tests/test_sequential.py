@@ -14,6 +14,7 @@ from algorithms.mechanisms.primitives import RandomizedResponse
 from dpcheck.core import sequential as seq
 from dpcheck.core.explore import exploration_size
 from dpcheck.core.results import untimed
+from dpcheck.events.support import SUPPORT_SHARE
 from dpcheck.errors import InvalidArgument
 from dpcheck.stats import clopper_pearson
 
@@ -54,7 +55,8 @@ def test_a_pass_uses_the_whole_budget_and_spends_exactly_alpha():
     assert sum(s.alpha for s in r.stages) <= 0.05 * (1 + 1e-12)
     assert [s.samples for s in r.stages] in ([4_000, 20_000, 400_000], [4_000, 400_000])
     assert 0.8 < r.epsilon_lower <= 1.0
-    assert r.witness.bound.alpha == pytest.approx(r.stages[-1].alpha / 3)  # final level / k
+    # final level / k, the support candidates holding SUPPORT_SHARE of it
+    assert r.witness.bound.alpha == pytest.approx(r.stages[-1].alpha * (1 - SUPPORT_SHARE) / 3)
 
 
 def test_the_second_pilot_runs_only_on_evidence_of_a_violation():

@@ -50,7 +50,7 @@ import numpy as np
 
 from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.core import confirm as _confirmation
-from dpcheck.core.certify import Certified
+from dpcheck.core.certify import Certified, family_levels
 from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
 from dpcheck.core.confirm import CHUNK, confirm_counts, confirmation_sizes, oriented_counts
 from dpcheck.core.explore import Explored, Setup, exploration_size, explore, setup_audit
@@ -63,6 +63,7 @@ from dpcheck.features.feature import FeatureMap
 from dpcheck.core.sequential import (PILOT_ALPHA, Stage, combined_p_value, pilot_budgets,
                                      run_pilot, shows_excess)
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
+from dpcheck.events.support import MAX_SUPPORT, support_floor
 from dpcheck.stats import power_floor
 from dpcheck.validation import check_int
 
@@ -92,6 +93,7 @@ def audit(
     checkpoint: str | os.PathLike[str] | None = None,
     ties: bool = False,
     sequential: bool = False,
+    support: bool = True,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -170,6 +172,14 @@ def audit(
         (a fixed budget; results equal those of earlier versions bit for bit); the pytest
         plugin turns it on (``--dpcheck-sequential``). Budgets below 40 000 have no pilots,
         below 200 000 only the 5 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
+    support
+        Also confirm, per direction, the event "the output is one of the values seen under
+        this dataset only during exploration" (:mod:`dpcheck.events.support`), with 10 % of α
+        for both together (weighted Bonferroni; the ranked candidates share the other 90 %).
+        It catches an output value of small mass produced under one dataset only (a rare
+        δ-leak) that exploration saw too few times to rank; ``result.support_floor`` is the
+        smallest such mass refuted with probability ≥ 0.9. ``False`` gives the audit of
+        earlier versions.
 
     Returns
     -------
@@ -211,7 +221,7 @@ def audit(
         mechanism, claim, samples=samples, alpha=alpha, seed=seed, relation=relation,
         features=features, candidates=candidates, explore_fraction=explore_fraction,
         max_atoms=max_atoms, progress=progress, float_features=float_features,
-        executor=executor, checkpoint=checkpoint, ties=ties)
+        executor=executor, checkpoint=checkpoint, ties=ties, support=support)
     if relation is not None:
         relation.check(d, d_prime)
     if not isinstance(sequential, bool):
@@ -302,7 +312,8 @@ def _open_checkpoint(setup: Setup, explored: Explored, samples: int) -> Checkpoi
         seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
         candidates=setup.candidates, explore_fraction=setup.explore_fraction,
         max_atoms=setup.max_atoms, float_features=setup.float_features, ties=setup.ties,
-        features=None if setup.features is None else stable_name(setup.features)))
+        features=None if setup.features is None else stable_name(setup.features),
+        **({} if setup.support else {"support": False})))
 
 
 def _result(setup: Setup, explored: Explored, certified: Certified, *, start: float,
@@ -314,11 +325,18 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
     n_explore = explored.out_d.shape[0]
     exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim,
                                                     explored.out_d, explored.out_dp)
-    floor = None
+    floor = rare = None
+    levels = family_levels(explored.chosen, setup.alpha)
     if not certified.violation and certified.curve is None:  # a pass states what it rules out
         n = min(w.bound.n_p for w in certified.witnesses)
-        floor = tuple(power_floor(n, alpha=setup.alpha / len(certified.witnesses),
-                                  epsilon=claim.epsilon, delta=claim.delta))
+        floor = tuple(power_floor(n, alpha=levels[0], epsilon=claim.epsilon,
+                                  delta=claim.delta))
+    if setup.support and certified.curve is None:
+        n_support = min(n_explore, MAX_SUPPORT)
+        share = sum(lv for c, lv in zip(explored.chosen, levels) if c.event.support)
+        rare = support_floor(n_support, min(w.bound.n_q for w in certified.witnesses),
+                             alpha=share / 2 if share else levels[0] / 2,
+                             epsilon=claim.epsilon, delta=claim.delta)
     relation = setup.relation
     return AuditResult(
         claim=claim,
@@ -345,6 +363,7 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
         explore_seconds=explore_seconds,
         curve=certified.curve,
         power_floor=floor,
+        support_floor=rare,
     )
 
 

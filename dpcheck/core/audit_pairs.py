@@ -56,6 +56,7 @@ from scipy.stats import norm
 
 from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.core.audit import audit, finish
+from dpcheck.core.certify import family_levels
 from dpcheck.core.confirm import confirm_counts, oriented_counts
 from dpcheck.core.explore import exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
@@ -332,7 +333,7 @@ def _pilot_scores(setup: Any, explored: Any, n_pilot: int, n_final: int) -> list
     counts = confirm_counts(setup.sampler, explored.d, explored.d_prime, explored.featurizer,
                             chosen, (n_pilot, n_pilot), child(explored.seed_seq, "pilot"), shape,
                             None, 0, 0)
-    z = float(norm.isf(setup.alpha / len(chosen)))
+    z = float(norm.isf(min(family_levels(chosen, setup.alpha))))
     out = []
     for k_p, _, k_q, _ in oriented_counts(chosen, counts, (n_pilot, n_pilot)):
         lo = ratio_lower(k_p, k_q, alpha=PILOT_LEVEL)

@@ -8,11 +8,12 @@ confirmation counts of the chosen candidates into the result's bounds (:meth:`Ce
 is a claim class (:mod:`dpcheck.claims`) plus its certifier registered there.
 
 For (ε, δ) claims each candidate's counts give one-sided Clopper–Pearson bounds at
-``alpha / candidates`` (Bonferroni over the candidates; a union bound over the two sides inside
+``alpha / candidates`` (Bonferroni over the candidates, weighted by ``Candidate.weight``:
+:func:`family_levels`; a union bound over the two sides inside
 :func:`dpcheck.stats.event_bound`), or for ``method == "ratio"`` the exact conditional test of
 :func:`dpcheck.stats.ratio_lower`; ``epsilon_lower = max ln((p_lo − δ)/q_hi)``, ``delta_lower =
 max (p_lo − e^ε q_hi)`` (approximate claims), ``violation`` iff ``epsilon_lower > ε`` and the
-p-value is the Bonferroni-adjusted minimum.
+p-value is the (weighted) Bonferroni-adjusted minimum.
 
 References
 ----------
@@ -37,7 +38,14 @@ from dpcheck.stats import event_bound, ratio_lower, ratio_p_value, violation_p_v
 from dpcheck.validation import fmt
 
 __all__ = ["CERTIFIERS", "Certified", "Certifier", "CurveCertifier", "DPCertifier", "Selection",
-           "certifier_for"]
+           "certifier_for", "family_levels"]
+
+
+def family_levels(chosen: Sequence[Candidate], alpha: float) -> list[float]:
+    """Each candidate's level under weighted Bonferroni: ``alpha · w_i / Σ w`` (equal weights:
+    ``alpha / k``)."""
+    total = sum(c.weight for c in chosen)
+    return [alpha * c.weight / total for c in chosen]
 
 
 @dataclass(frozen=True)
@@ -94,10 +102,10 @@ class DPCertifier:
 
     def certify(self, claim: PureDP | ApproxDP, chosen: Sequence[Candidate],
                 counts: Sequence[tuple[int, int, int, int]], alpha: float) -> Certified:
-        level = alpha / len(chosen)
+        levels = family_levels(chosen, alpha)
         witnesses = []
         p_values = []
-        for cand, (k_p, n_p, k_q, n_q) in zip(chosen, counts):
+        for cand, level, (k_p, n_p, k_q, n_q) in zip(chosen, levels, counts):
             bound = event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=level)
             if cand.method == "ratio":
                 bound = dataclasses.replace(bound, ratio_low=ratio_lower(k_p, k_q, alpha=level))
@@ -111,7 +119,7 @@ class DPCertifier:
         delta_lower = (None if self.pure else
                        max(w.bound.delta_lower(claim.epsilon) for w in witnesses))
         return Certified(tuple(witnesses), best, eps_bounds[best], delta_lower,
-                         min(1.0, len(chosen) * min(p_values)),
+                         min(1.0, min(p * alpha / lv for p, lv in zip(p_values, levels))),
                          bool(eps_bounds[best] > claim.epsilon))
 
 
@@ -131,9 +139,9 @@ class CurveCertifier:
 
     def certify(self, claim: Any, chosen: Sequence[Candidate],
                 counts: Sequence[tuple[int, int, int, int]], alpha: float) -> Certified:
-        level = alpha / len(chosen)
+        levels = family_levels(chosen, alpha)
         bounds = [event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=level)
-                  for k_p, n_p, k_q, n_q in counts]
+                  for level, (k_p, n_p, k_q, n_q) in zip(levels, counts)]
         witnesses = tuple(Witness(c.event, c.direction, b, c.partner)
                           for c, b in zip(chosen, bounds))
         margins = [claim.margin(b.p_low, b.q_high) for b in bounds]
@@ -146,15 +154,18 @@ class CurveCertifier:
         curve = {"margin": margins[best][0], "point": margins[best][1],
                  "parameter_lower": lower}
         return Certified(witnesses, best, max(b.epsilon_lower(0.0) for b in bounds), None,
-                         self._p_value(claim, counts, len(chosen)), violation, curve)
+                         self._p_value(claim, counts, [lv / alpha for lv in levels]),
+                         violation, curve)
 
     @staticmethod
-    def _p_value(claim: Any, counts: Sequence[tuple[int, int, int, int]], k: int) -> float:
-        """Smallest family level (Bonferroni over ``k``) at which a box refutes ``claim``."""
+    def _p_value(claim: Any, counts: Sequence[tuple[int, int, int, int]],
+                 shares: Sequence[float]) -> float:
+        """Smallest family level (weighted Bonferroni, ``shares`` of it per candidate) at
+        which a box refutes ``claim``."""
         def refutes(family: float) -> bool:
             return any(claim.margin(b.p_low, b.q_high)[0] > 0 for b in (
-                event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=family / k)
-                for k_p, n_p, k_q, n_q in counts))
+                event_bound(k_p, max(n_p, 1), k_q, max(n_q, 1), alpha=family * share)
+                for share, (k_p, n_p, k_q, n_q) in zip(shares, counts)))
 
         if not refutes(1.0 - 1e-12):
             return 1.0

@@ -4,7 +4,7 @@
 :mod:`dpcheck.core.certify`); :func:`explore` draws ``n_explore`` outputs per side on their own
 seed streams, fits the featurizer (:mod:`dpcheck.features`) and chooses the candidates to
 confirm (:func:`dpcheck.events.select.select_events`, optionally randomised boundary atoms,
-:mod:`dpcheck.events.ties`). Nothing drawn here is counted again for confirmation (design §4
+:mod:`dpcheck.events.ties`, and the one-sided values of :mod:`dpcheck.events.support`). Nothing drawn here is counted again for confirmation (design §4
 rule 1). :class:`Setup` and :class:`Explored` carry one audit from here to
 :func:`dpcheck.core.audit.finish`; :func:`dpcheck.audit_pairs` shares them across pairs.
 """
@@ -26,6 +26,7 @@ from dpcheck.core.executor import check_executor
 from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
 from dpcheck.events.event import Candidate, Event
 from dpcheck.events.select import select_events
+from dpcheck.events.support import support_candidates, with_support
 from dpcheck.events.ties import randomise_ties
 from dpcheck.features.feature import FeatureMap
 from dpcheck.features.featurizer import Featurizer
@@ -69,6 +70,7 @@ class Setup:
     executor: Any
     checkpoint: str | os.PathLike[str] | None
     ties: bool
+    support: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,7 +97,7 @@ class Explored:
 def setup_audit(
     mechanism: Any, claim: Any, *, samples: Any, alpha: Any, seed: Any, relation: Any,
     features: Any, candidates: Any, explore_fraction: Any, max_atoms: Any, progress: Any,
-    float_features: Any, executor: Any, checkpoint: Any, ties: Any,
+    float_features: Any, executor: Any, checkpoint: Any, ties: Any, support: Any = True,
 ) -> Setup:
     """Validate the arguments of :func:`audit` (everything but the pair itself)."""
     certifier = certifier_for(claim)
@@ -130,9 +132,11 @@ def setup_audit(
         raise InvalidArgument(f"float_features={float_features!r} must be True or False")
     if not isinstance(ties, bool):
         raise InvalidArgument(f"ties={ties!r} must be True or False")
+    if not isinstance(support, bool):
+        raise InvalidArgument(f"support={support!r} must be True or False")
     return Setup(mechanism, sampler, claim, certifier, alpha, seed_seq, relation, features, candidates,
                  explore_fraction, max_atoms, progress, float_features, executor, checkpoint,
-                 ties)
+                 ties, support)
 
 
 def explore(
@@ -186,6 +190,8 @@ def explore(
     if setup.ties:  # randomised boundary atoms (dpcheck.events.ties), chosen on the exploration sample
         chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
                                 alpha_each=setup.alpha / (2 * len(chosen)), delta=wanted.delta)
+    if setup.support:  # values seen under one side only (dpcheck.events.support)
+        chosen = with_support(chosen, support_candidates(cols_d, cols_dp, featurizer.features))
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
     return Explored(d, d_prime, seed_seq, out_d, out_dp, featurizer, chosen, scored, n_confirm,
                     poisson)
@@ -209,7 +215,7 @@ def _label_rows(
     labelled = []
     for cand in chosen:
         ev = cand.event
-        if ev.kind == "atoms":
+        if ev.kind == "atoms" and not ev.support:
             def rows(ev: Event = ev) -> Any:
                 return np.concatenate([out_d[ev.mask(featurizer(out_d, only={ev.feature}))],
                                        out_dp[ev.mask(featurizer(out_dp, only={ev.feature}))]])

@@ -147,6 +147,12 @@ class AuditResult:
         Outputs drawn per dataset: in total, for event selection, and for the bounds. In a
         sequential audit, of the stage that ended it (its exploration sample includes the
         earlier stages' outputs), so ``samples`` is what the whole audit drew.
+    power_floor, support_floor
+        What a pass rules out (:func:`dpcheck.stats.power_floor`: per event mass, the ratio
+        a confirmed event would have refuted with probability ≥ 0.9); the smallest mass of an
+        output value produced under one dataset only that the audit refutes with probability
+        ≥ 0.9, exploration and confirmation together (:mod:`dpcheck.events.support`; ``None``
+        with ``support=False`` or for curve claims).
     stages, budget
         Sequential audits (``audit(sequential=True)``, :mod:`dpcheck.core.sequential`): each
         stage run (:class:`dpcheck.core.sequential.Stage`: name, budget per side, level,
@@ -190,6 +196,7 @@ class AuditResult:
     explore_seconds: float | None = None
     curve: dict[str, Any] | None = None
     power_floor: tuple[dict[str, float], ...] | None = None
+    support_floor: float | None = None
     stages: tuple[Any, ...] | None = None
     budget: int | None = None
 
@@ -234,6 +241,9 @@ class AuditResult:
             lines.append("  rules out (power >= 0.9, had the event been confirmed): "
                          + "; ".join(f"mass {f['mass']:g} with p/q >= {f['ratio']:.3g}"
                                      for f in self.power_floor if math.isfinite(f["ratio"])))
+        if self.support_floor is not None and math.isfinite(self.support_floor):
+            lines.append(f"  rare values: one produced under one dataset only with mass >= "
+                         f"{self.support_floor:.3g} is refuted with probability >= 0.9")
         if self.exact_epsilon is not None:
             lines.append(f"  exact (from pmf): epsilon = {self.exact_epsilon:.6g}, "
                          f"delta(claimed epsilon) = {self.exact_delta:.6g}")
@@ -300,6 +310,8 @@ class AuditResult:
             **({} if self.curve is None else {"curve": json_safe(self.curve)}),
             **({} if self.power_floor is None
                else {"power_floor": [json_safe(f) for f in self.power_floor]}),
+            **({} if self.support_floor is None
+               else {"support_floor": json_safe(self.support_floor)}),
             **({} if self.stages is None else {"sequential": {
                 "budget": self.budget, "stages": [s.to_dict() for s in self.stages]}}),
         }

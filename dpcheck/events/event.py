@@ -19,6 +19,8 @@ __all__ = ["Event", "Candidate", "Direction", "Kind"]
 
 Direction = Literal["d>d_prime", "d_prime>d"]
 Kind = Literal["le", "gt", "interval", "outside", "atoms"]
+#: Atom sets larger than this are counted by sorting the outputs (see :meth:`Event.count`).
+_SORTED_COUNT = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,7 +33,8 @@ class Event:
     the output rows themselves, as seen during exploration). ``tie_value``/``tie``: a
     randomised event (:mod:`dpcheck.events.ties`) that also holds each output equal to ``tie_value``
     with probability ``tie``; :meth:`mask` and :meth:`count` are its deterministic part,
-    :meth:`count_random` draws the coins.
+    :meth:`count_random` draws the coins. ``support``: an ``"atoms"`` event made of the values
+    one side produced during exploration and the other did not (:mod:`dpcheck.events.support`).
     """
 
     feature: int
@@ -43,6 +46,7 @@ class Event:
     labels: tuple[Any, ...] = ()
     tie_value: float | None = None
     tie: float = 0.0
+    support: bool = False
 
     def ties(self, columns: list[NDArray[Any]]) -> int:
         """Outputs at the randomised boundary value ``tie_value`` (0 for a plain event)."""
@@ -79,6 +83,15 @@ class Event:
 
     def count(self, columns: list[NDArray[Any]]) -> int:
         """Number of outputs in the event."""
+        vals = self.values
+        if (self.kind == "atoms" and vals.size > _SORTED_COUNT
+                and bool(np.all(vals[1:] > vals[:-1]))):
+            # many (distinct, sorted) atoms, e.g. a support set: sort the outputs once and look
+            # the atoms up in them; binary searches of unsorted outputs in a large atom array
+            # miss the cache
+            x = np.sort(columns[self.feature])
+            return int(np.sum(np.searchsorted(x, vals, "right")
+                              - np.searchsorted(x, vals, "left")))
         return int(np.count_nonzero(self.mask(columns)))
 
     def describe(self) -> str:
@@ -95,6 +108,9 @@ class Event:
             return f"{self.low:.6g} < {f} <= {self.high:.6g}"
         if self.kind == "outside":
             return f"{f} <= {self.low:.6g} or {f} > {self.high:.6g}"
+        if self.support:
+            return (f"{f} in the {self.values.size} values seen under one dataset only during "
+                    "exploration")
         items = self.labels if self.labels else self.values
         shown = ", ".join(_show(v) for v in items[:5])
         more = f", … ({self.values.size} values)" if self.values.size > 5 else ""
@@ -110,6 +126,9 @@ class Event:
         if self.tie_value is not None and self.tie > 0.0:
             out["tie_value"] = float(self.tie_value)
             out["tie_probability"] = float(self.tie)
+        if self.support:  # the one-sided exploration values (dpcheck.events.support)
+            out["support"] = True
+            max_values = min(max_values, 20)
         if self.kind == "atoms":
             out["n_values"] = int(self.values.size)
             out["values"] = [_json_value(v) for v in self.values[:max_values]]
@@ -146,7 +165,9 @@ class Candidate:
     bounds) or ``"ratio"`` (the conditional test of :func:`dpcheck.stats.ratio_lower`, only
     offered when confirmation sizes are Poissonized). ``partner``: for a paired event
     (:mod:`dpcheck.events.paired`), the disjoint event counted in the *other* direction; the counts are
-    then combined and certified by the conditional test.
+    then combined and certified by the conditional test. ``weight``: the candidate's relative
+    share of the audit's α (weighted Bonferroni; :mod:`dpcheck.events.support` gives its
+    candidates less than the ranked ones' 1).
     """
 
     event: Event
@@ -156,3 +177,4 @@ class Candidate:
     explore_q: int
     method: Literal["union", "ratio"] = "union"
     partner: Event | None = None
+    weight: float = 1.0

@@ -112,6 +112,10 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
                       "confirmed: " + "; ".join(f"mass {num(f.get('mass'), 'g')} with p/q ≥ "
                                                 f"{num(f.get('ratio'), '.3g')}" for f in floor),
                       False))
+    rare = result.get("support_floor")
+    if isinstance(rare, (int, float)) and math.isfinite(rare):
+        items.append(("rare values ruled out", f"a value produced under one dataset only with "
+                      f"mass ≥ {num(rare, '.3g')} is refuted with power ≥ 0.9", False))
     items.append(("samples per side", f"{count(result.get('samples'))} "
                   f"({count(result.get('explore_samples'))} exploration + "
                   f"{count(result.get('confirm_samples'))} confirmation)", False))
