@@ -16,6 +16,8 @@ Theorems 32/33, Lemma 36, Theorem 21; notes ``seed-001.md`` A1, §7 items 16, 20
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -291,12 +293,14 @@ class MostOverfitBit:
     def __init__(self, r: int) -> None:
         self.r = r
 
-    def sample(self, data, size, rng):
+    def sample(self, data: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` copies of the most-overfit bit's index (deterministic)."""
         bits = (np.asarray(data)[:, None] >> np.arange(self.r)) & 1
         return np.full(size, int(np.argmax(np.abs(bits.mean(axis=0) - 0.5))))
 
 
-def _bit_of(out):
+def _bit_of(out: int) -> Callable[[np.ndarray], np.ndarray]:
+    """The adversary: test function "bit ``out`` of the record"."""
     return lambda records: (np.asarray(records) >> int(out)) & 1
 
 
@@ -316,7 +320,7 @@ THEOREM21_ALPHA = {"reference": theorem21_alpha,
 @pytest.mark.claim(paper="001", ref="Theorem 21", kind="generalization")
 @pytest.mark.parametrize("variant", ["reference",
                                      pytest.param("alpha_3n", marks=pytest.mark.mutant("alpha_3n"))])
-def test_bounded_range_rg_worst_case(variant, dp_check, dp_sensitivity):
+def test_bounded_range_rg_worst_case(variant: str, dp_check: Any, dp_sensitivity: Any) -> None:
     """Theorem 21 where it is tightest (issue 27: at n = 6 with Algorithm 1 the exact failure
     is ≤ 0.03 of β = 0.1 and a smaller α constant passed). The printed α = √(ln(|R|/β)/(2n))
     (pinned to the formula) is a union bound over the |R| adversary functions with Hoeffding;

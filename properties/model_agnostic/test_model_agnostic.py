@@ -608,7 +608,8 @@ def test_binclas_rate_scaling_realizable(dp_rng, dp_record):
 
 @pytest.mark.claim(paper="003", ref="Theorem 3.5", kind="utility")
 @pytest.mark.parametrize("variant", ["reference", _m("signed_gap")])
-def test_binclas_rate_scaling_agnostic(variant, dp_accuracy, dp_record, dp_sensitivity):
+def test_binclas_rate_scaling_agnostic(variant: str, dp_accuracy: Any, dp_record: Any,
+                                       dp_sensitivity: Any) -> None:
     """Theorem 3.5 (ii) asserted with the constants of its proof (issue 27; it was a
     measurement). The proof: Θ is an (α, β/k, n/k) agnostic learner with α = Õ(√(kV/n)), T is
     Theorem 3.2's cutoff at that α, k is Algorithm 2's, solved for T; Theorem 3.2 (ii) then
