@@ -31,7 +31,6 @@ Lemma 5.3, Claim 5.4, Theorem 2.4 = Theorem 6.1, Lemma 7.2, Lemma 7.3, Theorem 7
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +45,7 @@ from dpcheck.errors import InvalidArgument
 from .relabel import (BUG5_EPSILON, BUGS, EMLearner, _digest, _draw, _outcomes, _subsample_counts,
                       as_sample, completion_scores, counts_of, error_counts, patterns,
                       relabel_distribution, relabelled_cells, support_of)
+from .relabel_pmf import relabel_and_learn_pmf, relabel_pattern_pmf
 
 __all__ = ["RelabelAndLearn", "PrivateAgnostic", "ClosureLearn"]
 
@@ -59,6 +59,14 @@ class RelabelAndLearn:
     Output code ``f + |H_A|·Σ_j ṽ_j 2^j``: A's hypothesis index on S̃ = D̃∘Ṽ∘W̃ and Ṽ's labels
     (h̄ is a function of Ṽ). Lemma 5.3: (ε_A + 3, 4eδ)-DP w.r.t. D∘W for every fixed V (the
     proof gives ε_A + ln(4e)).
+
+    One implementation of each step (issue 27): the pattern law is
+    :func:`~algorithms.closure.relabel_pmf.relabel_pattern_pmf` (the law the exact Lemma 5.3 and
+    Claim 5.4 tests check), :meth:`pmf` is
+    :func:`~algorithms.closure.relabel_pmf.relabel_and_learn_pmf` with L-EM's exact law as the
+    inner algorithm, and the sampler relabels with :func:`relabelled_cells` (the count-table
+    relabeling of A_PrivateAgnostic and A_ClosureLearn), so a claim test comparing
+    :meth:`sample` with :meth:`pmf` ties that step to the ordered relabeling of the exact law.
 
     References
     ----------
@@ -76,34 +84,41 @@ class RelabelAndLearn:
         object.__setattr__(self, "v", as_sample(self.v, self.cls.n))
         object.__setattr__(self, "d_size", check_int(self.d_size, "d_size", minimum=1))
 
-    def _prepare(self, data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _split(self, data: Any) -> tuple[np.ndarray, np.ndarray]:
         s = as_sample(data, self.cls.n)
         if len(s) < self.d_size:
             raise InvalidArgument(f"data has {len(s)} rows < d_size={self.d_size}")
-        full = np.concatenate([s, self.v])
-        pats = patterns(self.cls, support_of(full))
-        w = relabel_distribution(pats, error_counts(pats, counts_of(s[: self.d_size], self.cls.n)))
-        relab = np.stack([counts_of(np.column_stack([full[:, 0], p[full[:, 0]]]), self.cls.n)
-                          for p in pats])
-        vcode = (pats[:, self.v[:, 0]] << np.arange(len(self.v))).sum(1)
-        return w, relab, vcode
+        return s[: self.d_size], s[self.d_size:]
+
+    def _inner(self, s_tilde: tuple[tuple[int, int], ...]) -> dict[int, float]:
+        """L-EM's exact law on the relabeled sample (the inner algorithm A)."""
+        counts = counts_of(np.asarray(s_tilde, np.int64).reshape(-1, 2), self.cls.n)
+        return dict(enumerate(np.exp(self.learner.log_pmf(counts)).tolist()))
 
     def pmf(self, data: Any) -> dict[int, float]:
-        """Exact output law."""
-        w, relab, vcode = self._prepare(data)
-        out: dict[int, float] = {}
-        h = len(self.learner.cls)
-        for wk, c, vc in zip(w, relab, vcode):
-            for f, lp in enumerate(self.learner.log_pmf(c)):
-                out[f + h * int(vc)] = out.get(f + h * int(vc), 0.0) + wk * math.exp(lp)
-        return out
+        """Exact output law (:func:`relabel_and_learn_pmf`, outputs coded)."""
+        d, w = self._split(data)
+        h = len(self.learner.cls)  # (f, Ṽ) ↦ code is one-to-one (V's points are fixed)
+        return {int(f) + h * sum(y << j for j, (_, y) in enumerate(vt)): p
+                for (f, vt), p in relabel_and_learn_pmf(self.cls, d, self.v, w,
+                                                        self._inner).items()}
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. output codes (int64)."""
         size, rng = _check_size(size), _check_rng(rng)
-        w, relab, vcode = self._prepare(data)
-        k = _draw(w, size, rng)
-        return self.learner.sample(relab[k], rng) + len(self.learner.cls) * vcode[k]
+        d, w = self._split(data)
+        law = relabel_pattern_pmf(self.cls, d, np.concatenate([self.v, w]))
+        masks = np.array(list(law), np.int64)
+        pats = (masks[:, None] >> np.arange(self.cls.n)) & 1
+        full = counts_of(np.concatenate([d, self.v, w]), self.cls.n)
+        vcode = (pats[:, self.v[:, 0]] << np.arange(len(self.v))).sum(1)
+        k = _draw(np.array(list(law.values())), size, rng)
+        f = np.empty(size, np.int64)
+        for j in np.unique(k):
+            rows = np.flatnonzero(k == j)
+            cells = np.broadcast_to(relabelled_cells(full, pats[j]), (len(rows), self.cls.n, 2))
+            f[rows] = self.learner.sample(cells, rng)
+        return f + len(self.learner.cls) * vcode[k]
 
 
 # ----------------------------------------------------------------------------- Algorithm 4

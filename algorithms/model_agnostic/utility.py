@@ -1,6 +1,7 @@
 """Paper 003 utility side: A_priv, the black-box learners, exact samplers and utility experiments.
 
-* :class:`APriv` (Algorithm 3) and :func:`threshold_erm_batch` (threshold ERM on many label rows);
+* :class:`APriv` (Algorithm 3), :func:`h_priv_labels` (⊥/HALT → fresh fair coins) and
+  :func:`threshold_erm_batch` (threshold ERM on many label rows);
 * learners :class:`ThresholdERM` and :class:`MajorityLearner` (end-to-end runs);
 * :func:`threshold_erm_counts`: the vote counts of k threshold-ERM chunks drawn from their exact
   order-statistic law (realizable U[0,1] data), so utility runs at paper scale need no data;
@@ -31,7 +32,8 @@ from .core import BOT, ABinClas, BinClasCounts, BinClasParams
 
 __all__ = ["APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
            "threshold_erm_counts", "noisy_threshold_counts", "theorem_3_2_cutoff",
-           "RateParameters", "rate_parameters", "binclas_rates", "apriv_error"]
+           "RateParameters", "rate_parameters", "binclas_rates", "apriv_error",
+           "h_priv_labels"]
 
 
 def theorem_3_2_cutoff(alpha: float, beta: float, m: int, gamma: float = 0.0) -> float:
@@ -54,6 +56,15 @@ def threshold_erm_batch(queries: NDArray[np.float64], labels: NDArray[Any]) -> N
     return np.argmin(ones_before + zeros_from, axis=1)
 
 
+def h_priv_labels(outputs: NDArray[np.int8], rng: np.random.Generator) -> NDArray[np.int8]:
+    """h_priv as a binary classifier (§4, before Algorithm 3): A_binClas's labels, with every
+    ⊥ and HALT replaced by a uniformly random label — a fresh fair coin per query and per run,
+    so the labelled public points are i.i.d. draws from (𝒟_X, h_priv) as Theorem 4.2's proof
+    needs. The ONE implementation of this step (:class:`APriv` and :func:`apriv_error`)."""
+    coins = rng.integers(0, 2, np.shape(outputs), dtype=np.int8)
+    return np.where(np.asarray(outputs) >= BOT, coins, outputs).astype(np.int8)
+
+
 @dataclass(frozen=True)
 class APriv:
     """A_priv (Algorithm 3): label the public points with A_binClas (⊥ and HALT → fair coins),
@@ -66,9 +77,7 @@ class APriv:
 
     def sample(self, data: ArrayLike, size: int, rng: np.random.Generator) -> NDArray[np.int64]:
         """``size`` runs; each returns ĥ's threshold index."""
-        runs = self.binclas.sample(data, size, rng)
-        coins = rng.integers(0, 2, runs.shape, dtype=np.int8)
-        labels = np.where(runs >= BOT, coins, runs)
+        labels = h_priv_labels(self.binclas.sample(data, size, rng), rng)
         return threshold_erm_batch(np.asarray(self.binclas.queries, float), labels)
 
 
@@ -236,8 +245,6 @@ def apriv_error(params: BinClasParams, n_chunk: int, rng: np.random.Generator,
     q = rng.random(params.m)
     counts = threshold_erm_counts(t_star, n_chunk, params.k, q, rng)
     mech = BinClasCounts(params) if mechanism is None else mechanism
-    o = mech.sample(counts, 1, rng)
-    labels = np.where(o >= BOT, rng.integers(0, 2, o.shape, dtype=np.int8), o)
-    j = int(threshold_erm_batch(q, labels)[0])
+    j = int(threshold_erm_batch(q, h_priv_labels(mech.sample(counts, 1, rng), rng))[0])
     t_hat = float(np.sort(q)[j]) if j < params.m else math.inf
     return abs(min(t_hat, 1.0) - t_star)

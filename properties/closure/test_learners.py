@@ -25,6 +25,8 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from algorithms.closure import EMLearner, RelabelAndLearn, counts_of, error_counts
+from algorithms.closure.relabel import _draw, relabelled_cells
 from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, em_tail_bound,
                                          mistakes)
 from algorithms.closure.relabel_pmf import (LabelRandomizedResponse, claim_5_4_size,
@@ -35,6 +37,7 @@ from algorithms.closure.buggy import full_size_subsample, overleaking_rr
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
 from dpcheck import PureDP
+from dpcheck.core.sampler_check import check_sampler
 from dpcheck.exact import privacy_loss
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=120)
@@ -200,6 +203,58 @@ def test_em_learner_utility_paper_alpha(variant: str, dp_record: Any) -> None:
         assert tail <= bound <= beta / 2, f"tail {tail:.4g} > bound {bound:.4g} (trial {trial})"
         worst = max(worst, tail)
     dp_record("Prop 3.13 (ii) at m=575, thresholds(32)", {"max_tail": worst, "bound": bound})
+
+
+class _SizeIgnoresEpsilon(EMLearner):
+    """Mutant: L-EM's sample size without its ε term, ``⌈(8/α) ln(2|H|/β)⌉`` (equal to the
+    reference at ε ≥ 1/2, too small below)."""
+
+    def sample_size(self, alpha: float, beta: float) -> int:
+        return math.ceil(8 / alpha * math.log(2 * len(self.cls) / beta))
+
+
+@pytest.mark.claim(paper="004", ref="Proposition 3.13", kind="utility")
+@pytest.mark.parametrize("variant", ["reference", _m("sample_size_ignores_epsilon")])
+def test_em_learner_sample_size_derived(variant: str, dp_record: Any) -> None:
+    """The generic learner's size (the prose after Proposition 3.13: O_{α,β,ε}(log|H|)) at
+    ε ≠ 1, where its ε term is active (at ε = 1 it is dominated by 8/α). Derived (notes
+    ALG-1b), not printed: L-EM (``EMLearner``) is (α, β)-PAC on m realizable examples if
+    (a) the EM tail of Proposition 3.13 (ii) with Δ = α/2, |H| e^{−εαm/4}, is ≤ β/2 and (b)
+    the multiplicative Chernoff bound with a union bound, P[∃h: error_P(h) > α ∧ error_S(h) ≤
+    α/2] ≤ |H| e^{−αm/8}, is ≤ β/2. ``sample_size`` must be the smallest m meeting (a) and (b),
+    for ε ∈ {0.1, 0.25, 0.5, 1, 2}, α ∈ {0.05, 0.1, 0.2}, β ∈ {0.01, 0.05, 0.1}, |H| = 33
+    (thresholds on 32 points) and 16; and at ε = 0.25, (α, β) = (0.1, 0.05) (m = 1150) L-EM's
+    exact tail P[error_S(h) > OPT + α/2] is ≤ (a) on 8 noisy samples. Mutant: ε term dropped
+    (m = 574 < 1150 at ε = 0.25)."""
+    cls = {"reference": EMLearner, "sample_size_ignores_epsilon": _SizeIgnoresEpsilon}[variant]
+    sizes = {}
+    for h in (thresholds(32), intervals(5)):
+        for eps in (0.1, 0.25, 0.5, 1.0, 2.0):
+            for alpha in (0.05, 0.1, 0.2):
+                for beta in (0.01, 0.05, 0.1):
+                    m = cls(h, eps).sample_size(alpha, beta)
+
+                    def ok(k: int) -> bool:
+                        return (len(h) * math.exp(-eps * alpha * k / 4) <= beta / 2 * (1 + TOL)
+                                and len(h) * math.exp(-alpha * k / 8) <= beta / 2 * (1 + TOL))
+
+                    assert ok(m) and not ok(m - 1), (len(h), eps, alpha, beta, m)
+                    sizes[f"{len(h)},{eps},{alpha},{beta}"] = m
+    h, eps, alpha, beta = thresholds(32), 0.25, 0.1, 0.05
+    learner = cls(h, eps)
+    m = learner.sample_size(alpha, beta)
+    rng = np.random.default_rng(20261127)
+    worst = 0.0
+    for trial in range(8):
+        x = rng.integers(0, 32, size=m)
+        y = (x >= rng.integers(0, 33)).astype(int) ^ (rng.random(m) < 0.05 * (trial % 4))
+        q = error_counts(learner.labels, counts_of(np.column_stack([x, y]), 32))
+        tail = float(np.exp(learner.log_pmf(counts_of(np.column_stack([x, y]), 32)))[
+            q > q.min() + alpha / 2 * m].sum())
+        assert tail <= len(h) * math.exp(-eps * alpha * m / 4) <= beta / 2
+        worst = max(worst, tail)
+    dp_record("L-EM sample size at eps != 1", {"m_eps_0.25": m, "max_tail": worst,
+                                                "sizes": sizes})
 
 
 # ============================================================================= Lemma 3.12
@@ -427,6 +482,78 @@ def test_relabel_and_learn_v_not_protected() -> None:
     exact = privacy_loss(relabel_and_learn_pmf(h, d, [(0, 0)], [], inner),
                          relabel_and_learn_pmf(h, d, [(5, 0)], [], inner))
     assert math.isinf(exact.epsilon)
+
+
+class _SamplerVOwnLabels(RelabelAndLearn):
+    """Mutant (sampler only): Ṽ is released with V's own labels, not the chosen pattern's
+    (A still runs on the relabeled S̃); ``pmf`` is the exact law of Algorithm 3."""
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        out = super().sample(data, size, rng)
+        h = len(self.learner.cls)
+        return out % h + h * int((self.v[:, 1] << np.arange(len(self.v))).sum())
+
+
+class _SamplerRelabelsDOnly(RelabelAndLearn):
+    """Mutant (sampler only): A runs on D̃∘V∘W — V and W keep their own labels."""
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        d, w = self._split(data)
+        law = relabel_pattern_pmf(self.cls, d, np.concatenate([self.v, w]))
+        pats = (np.array(list(law), np.int64)[:, None] >> np.arange(self.cls.n)) & 1
+        k = _draw(np.array(list(law.values())), size, rng)
+        rest = counts_of(np.concatenate([self.v, w]), self.cls.n)
+        cells = np.stack([relabelled_cells(counts_of(d, self.cls.n), p) + rest
+                          for p in pats])[k]
+        vcode = (pats[:, self.v[:, 0]] << np.arange(len(self.v))).sum(1)
+        return self.learner.sample(cells, rng) + len(self.learner.cls) * vcode[k]
+
+
+RAL_VARIANTS = {"reference": RelabelAndLearn, "ral_sampler_v_own_labels": _SamplerVOwnLabels,
+                "ral_sampler_relabels_d_only": _SamplerRelabelsDOnly}
+#: (class, V, D, W, W′ or None, D′ or None): the notes' extreme EM-stage instance (substitution
+#: in D, ln(w1/w2) = ln 4.0468 through Ṽ) and a |V| = 2 instance (substitution in W that adds
+#: a point to P), where Ṽ's code has two bits.
+RAL_PAIRS = [(from_masks(3, [0, 1, 3, 4]), [(0, 0)], ([(0, 0), (0, 0), (1, 1)], []),
+              ([(0, 0), (0, 0), (2, 1)], [])),
+             (thresholds(4), [(1, 1), (2, 0)], ([(0, 1), (0, 1), (3, 0), (3, 0)], [(0, 1)]),
+              ([(0, 1), (0, 1), (3, 0), (3, 0)], [(2, 1)]))]
+
+
+@pytest.mark.claim(paper="004", ref="Lemma 5.3", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", _m("ral_sampler_v_own_labels"),
+                                     _m("ral_sampler_relabels_d_only")])
+def test_relabel_and_learn_sampler_audited(variant: str, dp_audit: Any, dp_rng: Any,
+                                           dp_record: Any, dp_counterexample: Any) -> None:
+    """Lemma 5.3 on the exported A_RelabelAndLearn (``RelabelAndLearn``, A = L-EM at
+    ε_A = 1, (1, 0)-DP): its sampler draws from the exact law of Algorithm 3
+    (``relabel_and_learn_pmf``, the law the exact tests above check; Pearson χ² of 50k outputs
+    per side at 10⁻³, fixed seed), the exact loss is ≤ ε_A + ln(4e) (the proof's constant) and
+    the sampler is audited at the printed (ε_A + 3, 4e·0) = PureDP(4), 100k per side, on the
+    notes' extreme instance (exact 1.80) and a |V| = 2 instance with a substitution in W
+    (exact 0.60). Mutants (sampler only, issue 27): Ṽ released with V's own labels; A run on
+    D̃∘V∘W (V and W not relabeled)."""
+    for cls, v, (d, w), (d2, w2) in RAL_PAIRS:
+        mech = RAL_VARIANTS[variant](cls, EMLearner(cls), v, d_size=len(d))
+        p1, p2 = mech.pmf(d + w), mech.pmf(d2 + w2)
+        # the exported law is Algorithm 3 on D = the first d_size rows, W = the rest, with
+        # Algorithm 1 (ExponentialLearner, ε = 1) as A; output code f + |H|·Σ_j ṽ_j 2^j
+        masks = cls.masks
+        for (dd, ww), got in (((d, w), p1), ((d2, w2), p2)):
+            want = relabel_and_learn_pmf(cls, dd, v, ww, ExponentialLearner(cls, 1.0).pmf)
+            coded = {masks.index(f) + len(masks) * sum(y << j for j, (_, y) in enumerate(vt)): p
+                     for (f, vt), p in want.items()}
+            assert got == pytest.approx(coded, abs=TOL), (v, dd, ww)
+        check = check_sampler(mech.sample(d + w, 50_000, dp_rng), p1,
+                              mech.sample(d2 + w2, 50_000, dp_rng), p2)
+        assert not check.mismatch, (v, check.describe())
+        exact = privacy_loss(p1, p2).epsilon
+        _exact_claim(dp_counterexample, exact <= 1 + LN4E + TOL, f"relabel_and_learn_{variant}",
+                     {"exact_epsilon": exact, "proof_epsilon": 1 + LN4E, "v": v})
+        r = dp_audit(mech, d + w, d2 + w2, PureDP(1 + 3), samples=100_000)
+        dp_record("relabel_and_learn_audit", {"variant": variant, "v": v, "exact_epsilon": exact,
+                                              "epsilon_lower": r.epsilon_lower,
+                                              "chi2_p": check.p_value})
 
 
 # ============================================================================= Claim 5.4
