@@ -14,7 +14,12 @@ Exact law on tiny inputs, by count tables only (no index set is enumerated):
 ``A_PAC`` stand-ins (on the drawn table ``d`` labelled by ``h_t``): ``"em"`` the exponential-
 mechanism learner over thresholds (``#errors(h_b) = |D[t] − D[b]|``, ``D`` the prefix of ``d``;
 pure ε_p-DP, proper); ``"count"`` the adversarial clamped geometric on ``d[x*]`` (exactly
-ε_p-DP, a record drawn ``j`` times costs ``jε_p``; not a learner). With ``pac_delta > 0`` both
+ε_p-DP, a record drawn ``j`` times costs ``jε_p``; not a learner); ``"cell_rr"`` (issue 27)
+randomized response on "a uniformly chosen drawn point is ``(x*, 0)``", i.e. ``P[1] =
+(c/m)·e^{ε_p}/(1 + e^{ε_p}) + (1 − c/m)/(1 + e^{ε_p})`` with ``c`` the drawn copies of ``x*``
+labelled 0 by ``h_t`` (exactly ε_p-DP: one substituted record moves one choice; with ``m = 1``
+it attains the supremum over all ε_p-DP ``A_PAC`` at the tested pair, see
+``properties/realizable_to_agnostic/test_composite.py``). With ``pac_delta > 0`` all
 leak ``d[x*]`` with probability ``δ_p`` (codes after the base's own outputs).
 
 Decision (paper vs notes): Theorem 3.6 uses the *same* ε for ``A_PAC`` and Algorithm 2;
@@ -70,9 +75,10 @@ __all__ = ["COMPOSITE_BUGS", "Composite"]
 
 #: ``draw_n``: Procedure E draws ``n = |S|`` points instead of ``m`` (6ε_p·n/k > 1, B9);
 #: ``pac_eps5``: ``A_PAC`` run at ε_p = 5 (base not (1, δ)-DP, B9); ``sign_error``, ``threshold_off_by_one``, ``em_delta_t`` (issue 27): Algorithm 1's
-#: EM maximises the score (utility mutant, B13).
+#: EM maximises the score (utility mutant, B13); ``pac_eps_1_25`` (issue 27): ``A_PAC`` at
+#: 1.25ε_p (a 25 % overspend); ``draw_m_plus_1`` (issue 27): Procedure E draws ``m + 1``.
 COMPOSITE_BUGS = ("reference", "draw_n", "pac_eps5", "sign_error", "threshold_off_by_one",
-                  "em_delta_t")
+                  "em_delta_t", "pac_eps_1_25", "draw_m_plus_1")
 #: Bugs of Algorithm 1 (the relabeling), passed through to :func:`.agnostic.relabel_log_probs`.
 _RELABEL_BUGS = ("sign_error", "threshold_off_by_one", "em_delta_t")
 _MAX_TABLES = 100_000
@@ -98,9 +104,9 @@ class Composite:
         ``δ_p`` (probability of the ``d[x*]`` leak). Utility fails w.p. O(β + δ_p n), so keep
         ``δ_p ≪ 1/n`` when utility matters (notes §6.12).
     base
-        ``"em"`` or ``"count"`` (module docstring).
+        ``"em"``, ``"count"`` or ``"cell_rr"`` (module docstring).
     x_star
-        The point the ``"count"`` base and the leak count.
+        The point the ``"count"`` and ``"cell_rr"`` bases and the leak count.
     bug
         ``"reference"`` or one of :data:`COMPOSITE_BUGS`.
 
@@ -128,7 +134,7 @@ class Composite:
         if ep > 1.0:
             raise InvalidArgument(f"pac_epsilon={ep!r} must be <= 1 (Lemma 2.13)")
         check_delta(self.pac_delta, "pac_delta")
-        check_choice(self.base, "base", ("em", "count"))
+        check_choice(self.base, "base", ("em", "count", "cell_rr"))
         check_choice(self.bug, "bug", COMPOSITE_BUGS)
         check_int(self.x_star, "x_star", minimum=0)
         if self.x_star >= self.domain:
@@ -159,15 +165,17 @@ class Composite:
             raise InvalidArgument(
                 f"k=ceil(epsilon*n)={k} (epsilon={self.epsilon!r}, n={n}) must be >= 2 and >= "
                 f"6*pac_epsilon*m={need!r} (pac_epsilon={self.eps_p!r}, m={self.m}; Lemma 2.12)")
-        return k, (n if self.bug == "draw_n" else self.m)
+        return k, (n if self.bug == "draw_n" else
+                   self.m + 1 if self.bug == "draw_m_plus_1" else self.m)
 
     def n_base(self, draws: int) -> int:
         """Number of ``A_PAC``'s own output codes (the leak codes ``n_base + j`` follow)."""
-        return draws + 1 if self.base == "count" else self.domain + 1
+        return {"count": draws + 1, "cell_rr": 2}.get(self.base, self.domain + 1)
 
     # ------------------------------------------------------------------ A_PAC
     def _pac_eps(self) -> float:
-        return 5.0 if self.bug == "pac_eps5" else self.eps_p
+        return (5.0 if self.bug == "pac_eps5" else
+                1.25 * self.eps_p if self.bug == "pac_eps_1_25" else self.eps_p)
 
     def _pac_logits(self, dx: np.ndarray, t: np.ndarray, draws: int) -> np.ndarray:
         """Log-law of ``A_PAC``'s own outputs on drawn x-tables ``dx`` (``(B, N)``) labelled by
@@ -175,6 +183,11 @@ class Composite:
         if self.base == "count":
             lp = np.log(clamped_geometric(dx[:, self.x_star], draws, self._pac_eps()))
             return np.broadcast_to(lp[:, None, :], t.shape + lp.shape[-1:])
+        if self.base == "cell_rr":             # share of draws that are (x*, 0) under h_t
+            share = dx[:, self.x_star, None] * (self.x_star < t) / draws       # (B, M)
+            hit = 1.0 / (1.0 + np.exp(-self._pac_eps()))
+            p1 = share * hit + (1 - share) * (1 - hit)
+            return np.log(np.stack([1 - p1, p1], -1))
         d = prefix(dx)                                         # (B, N+1)
         dt = np.take_along_axis(d, t, -1)                      # (B, M)
         return log_softmax(-self._pac_eps() * np.abs(dt[..., None] - d[:, None, :]) / 2.0)

@@ -31,6 +31,18 @@ from dpcheck.exact import privacy_loss
 TOL = 1e-9
 
 
+def load_independent() -> Any:
+    """properties/realizable_to_agnostic/independent.py, loaded by path."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location(
+        "rta_independent", Path(__file__).with_name("independent.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _rand(rng: np.random.Generator, n: int, dom: int) -> np.ndarray:
     return np.stack([rng.integers(0, dom, n), rng.integers(0, 2, n)], 1)
 
@@ -86,69 +98,10 @@ def _end_to_end_pairs() -> list[tuple[str, float, int, np.ndarray, np.ndarray]]:
 END_TO_END_MUTANTS = ["first_k", "relabel_all", "base_eps5", "base_eps_1_25", "k_plus_1"]
 
 # Issue 27: the tightest end-to-end bound at the tested pair, over ALL (ε_A, 0)-DP base
-# learners, computed here with no code shared with algorithms/. At the tested (n, ε) k = ⌈εn⌉
-# = 1: T = {s_i} for a uniform i, W = S minus s_i, Algorithm 1 labels the single point x by
-# the labeling ℓ ∈ {0, 1} of {x} with mass ∝ exp(−ε|W| q/2), q(ℓ) = min_b |ℓ − h_b(x)| +
-# err_W(h_b) (b over all thresholds {0..N}); the output is A(T^h), T^h = (x, ℓ). Any two
-# one-point datasets are neighbours, so A's laws on the 2N labelled points are pairwise within
-# e^{ε_A} (both the event and its complement, binary post-processing as in Lemma 2.13), and
-# sup_A max_E ln(P_S(E)/P_S′(E)) is the linear-fractional programme max π_S·f / π_S′·f over
-# such f ∈ [0, 1]^{2N}, solved exactly after the Charnes–Cooper substitution (y = t f).
-
-
-def end_to_end_law_k1(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, int], float]:
-    """Law of T^h for |T| = k = 1 (Li–Wang–Ye seed 000, Algorithm 2 with Algorithm 1 over
-    thresholds on {0..n_dom−1}), computed from the definitions (derivation above)."""
-    n = len(s)
-    out: dict[tuple[int, int], float] = {}
-    b = np.arange(n_dom + 1)
-    values, mult = np.unique(s, axis=0, return_counts=True)   # T = {s_i}: one case per value
-    for (x, y), c in zip(values.tolist(), mult.tolist()):
-        i = int(np.flatnonzero((s[:, 0] == x) & (s[:, 1] == y))[0])
-        w = np.delete(s, i, 0)
-        errw = ((w[:, :1] >= b[None, :]).astype(int) != w[:, 1:]).sum(0)   # err_W(h_b)·|W|
-        q = {lab: min(abs(lab - int(x >= bb)) + errw[bb] / len(w) for bb in range(n_dom + 1))
-             for lab in {int(x >= a) for a in range(n_dom + 1)}}
-        logw = {lab: -eps * len(w) * v / 2 for lab, v in q.items()}
-        top = max(logw.values())
-        z = sum(math.exp(v - top) for v in logw.values())
-        for lab, v in logw.items():
-            out[(x, lab)] = out.get((x, lab), 0.0) + math.exp(v - top) / z * c / n
-    return out
-
-
-def sup_learner_epsilon(p: dict[Any, float], q: dict[Any, float], nodes: list[Any],
-                        eps_a: float) -> float:
-    """max over (ε_A, 0)-DP A on pairwise-neighbouring inputs ``nodes`` and events E of
-    ln(Σ p(D) P[A(D) ∈ E] / Σ q(D) P[A(D) ∈ E]), both directions (HiGHS, exact LP)."""
-    from scipy.optimize import linprog
-    idx = {v: i for i, v in enumerate(nodes)}
-    k, e = len(nodes), math.exp(eps_a)
-    rows = []
-    for u in nodes:
-        r = np.zeros(k + 1)
-        r[idx[u]], r[k] = 1.0, -1.0               # y_u ≤ t
-        rows.append(r)
-        for v in nodes:
-            if u != v:
-                r = np.zeros(k + 1)
-                r[idx[u]], r[idx[v]] = 1.0, -e     # y_u ≤ e y_v
-                rows.append(r)
-                r = np.zeros(k + 1)
-                r[idx[u]], r[idx[v]], r[k] = -1.0, e, 1.0 - e   # t − y_u ≤ e (t − y_v)
-                rows.append(r)
-    best = 0.0
-    for a, b in ((p, q), (q, p)):
-        c, eq = np.zeros(k + 1), np.zeros((1, k + 1))
-        for v, pr in a.items():
-            c[idx[v]] -= pr
-        for v, pr in b.items():
-            eq[0, idx[v]] += pr
-        res = linprog(c, A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=eq, b_eq=[1.0],
-                      bounds=[(0, None)] * (k + 1), method="highs")
-        assert res.status == 0, res.message
-        best = max(best, math.log(-res.fun))
-    return best
+# learners, computed in properties/realizable_to_agnostic/independent.py (no code shared with
+# algorithms/; derivation there): at the tested (n, ε) k = ⌈εn⌉ = 1, so A sees one labelled
+# point, T^h = (x, relabel label), and the supremum is an exact linear-fractional programme.
+_IND = load_independent()
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 3.1", kind="privacy")
@@ -162,8 +115,8 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
     S, B9 ε_A = 5 exceed it.
 
     Issue 27, "tight": the exact loss ≤ the supremum over ALL (1, 0)-DP base learners at the
-    pair (:func:`sup_learner_epsilon` on :func:`end_to_end_law_k1`; RR attains it: slack
-    1.000, the derived bound is 13.7x/33x loose). Mutants the derived bound lets pass:
+    pair (``independent.sup_learner_epsilon`` on ``drawn_point_law``; RR attains it: slack
+    1.000; the derived bound is 13.7x / 15.8x looser). Mutants the derived bound lets pass:
     base_eps_1_25 (RR at 1.25ε_A: 0.0604 vs 0.0421), k_plus_1 (|I| = ⌈εn⌉ + 1: 0.0825)."""
     caught, worst, tight = False, [], []
     for learner, eps, n, s, sp in _end_to_end_pairs():
@@ -171,10 +124,10 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
         k = math.ceil(eps * n - 1e-9)
         bound = lemma31_epsilon(n, eps, k)
         exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon
-        assert k == 1                      # end_to_end_law_k1's case
+        assert k == 1                      # A's input is the one point T^h
         nodes = [(x, y) for x in range(6) for y in range(2)]
-        laws = end_to_end_law_k1(s, eps, 6), end_to_end_law_k1(sp, eps, 6)
-        sup = sup_learner_epsilon(*laws, nodes, 1.0)
+        laws = _IND.drawn_point_law(s, eps, 6), _IND.drawn_point_law(sp, eps, 6)
+        sup = _IND.sup_learner_epsilon(*laws, nodes, 1.0)
         r = dp_audit(mech, s, sp, PureDP(bound), samples=200_000, relation=Replace())
         dp_record("agnostic_end_to_end", {"n": n, "epsilon": eps, "bound": bound,
                                           "exact_epsilon": exact, "tight_bound": sup,
@@ -186,7 +139,7 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
         e, b, n, eps, s, sp = max(tight, key=lambda t: t[0] / t[1])
         # budget factor f on ε_A at that pair: RR at fε_A reads only x* ∈ T, whose probability
         # comes from the independent law (the code refuses learner_epsilon > 1)
-        px = [sum(v for (x, _), v in end_to_end_law_k1(d, eps, 6).items() if x == 0)
+        px = [sum(v for (x, _), v in _IND.drawn_point_law(d, eps, 6).items() if x == 0)
               for d in (s, sp)]
         lo, hi = 1.0, 2.0
         while hi - lo > 1e-3:
