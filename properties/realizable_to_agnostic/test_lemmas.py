@@ -242,8 +242,10 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
                              "factor of (ε, δ)")
     assert r.violation or exact.delta(e_b) <= d_b + 1e-12
     # tight: the LP supremum over all (ε, δ)-DP bases (slack 1.000 chain, 0.909 RR)
-    assert r.violation or exact_chain <= tight * (1 + RTOL), f"tight: chain δ {exact_chain} > {tight}"
-    assert r.violation or exact.delta(e_b) <= tight * (1 + RTOL), f"tight: RR δ {exact.delta(e_b)} > {tight}"
+    assert r.violation or exact_chain <= tight * (1 + RTOL), \
+        f"tight: chain δ {exact_chain} > {tight}"
+    assert r.violation or exact.delta(e_b) <= tight * (1 + RTOL), \
+        f"tight: RR δ {exact.delta(e_b)} > {tight}"
 
 
 #: issue 27 mutants of Lemma 2.12: input size n_in (formula), draws, base ε factor
