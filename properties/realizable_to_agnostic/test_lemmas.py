@@ -203,8 +203,8 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
 
     Issue 27, "tight": the largest δ(6εm/n) ANY (1, 0.01)-DP base can give (:func:`tight_delta`,
     a linear programme derived above, = the chain closed form 1.5162e-3) is 0.1126 of the
-    printed 0.0135 (the printed "4" is a proof constant: over Lemma 2.13's whole range no base
-    exceeds 1/4 of it, ``test_lemma_2_13_tight_sweep``). Second assertion: the RR base and the
+    printed 0.0135 (the printed "4" is a proof constant: on a 1125-configuration grid over
+    Lemma 2.13's range no base exceeds 1/4 of it, ``test_lemma_2_13_tight_sweep``). Second assertion: the RR base and the
     extremal "chain" base (:mod:`.empirical`) stay ≤ it (slack 0.909 and 1.000). Mutants the
     printed bound lets pass: m_plus_1 (3 draws; RR 2.0e-3 ≤ 0.0135), budget_1_25 (base at
     (1.25ε, 1.25δ)), eps_1_25 (base at 1.25ε: the chain's K = 2 term, +2.6 %)."""
