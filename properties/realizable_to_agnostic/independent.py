@@ -26,6 +26,10 @@ from typing import Any
 
 import numpy as np
 
+#: relative tolerance of assertions against :func:`sup_learner_epsilon` (HiGHS's feasibility
+#: tolerance; the references attain the supremum, so exact equality is the expected case)
+LP_RTOL = 1e-6
+
 
 def drawn_point_law(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, int], float]:
     """Law of one point drawn uniformly from T^h in Algorithm 2 (seed 000) on thresholds over

@@ -183,7 +183,7 @@ def _budget_bisection(make: Any, n: int, target: float, bound: float) -> float:
     return hi
 
 
-RTOL = 1e-9                      # relative tolerance of the tight assertions (LP solver, floats)
+RTOL = 1e-6                      # relative tolerance of the LP bounds (HiGHS feasibility)
 
 #: issue 27 configuration mutants of Procedure E (the bound is asserted for the reference's
 #: (ε, δ, m); the mechanism is run at the mutant's): budget factor on (ε, δ), on ε alone,
@@ -214,7 +214,7 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
     assert e_b == pytest.approx(6 * eps * m / n, rel=1e-12)
     assert d_b == pytest.approx(math.exp(6 * eps * m / n) * (4 * m / n) * delta, rel=1e-12)
     tight = tight_delta(eps, delta, m, n, e_b)
-    assert tight == pytest.approx(chain_delta(eps, delta, m, n), rel=1e-9)
+    assert tight == pytest.approx(chain_delta(eps, delta, m, n), rel=RTOL)
     assert tight <= d_b             # Lemma 2.13 holds here for every (ε, δ)-DP base
     f_eps, f_delta, extra = E_MUTANTS.get(variant, (1.0, 1.0, 0))
     bug = "first_m" if variant == "first_m" else "reference"
@@ -283,7 +283,7 @@ def test_private_empirical_learner(variant: str, dp_audit: Any, dp_record: Any,
     d1_chain = privacy_loss(chain.pmf(s), chain.pmf(sp)).delta(1.0)
     bound = 2 * math.e / (3 * eps) * delta
     tight = tight_delta(eps, delta, m, n_ref, 1.0)
-    assert tight == pytest.approx(chain_delta(eps, delta, m, n_ref), rel=1e-9)
+    assert tight == pytest.approx(chain_delta(eps, delta, m, n_ref), rel=RTOL)
     assert tight <= bound           # the derived constant holds here for every base
     from dpcheck import ApproxDP
     r = dp_audit(mech, s, sp, ApproxDP(1.0, bound), samples=200_000)

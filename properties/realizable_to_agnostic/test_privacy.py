@@ -171,13 +171,13 @@ def test_agnostic_end_to_end_tight(variant: str, dp_record: Any, dp_sensitivity:
             out1 = [p * hit + (1 - p) * (1 - hit) for p in px]
             e_mid = max(abs(math.log(out1[0] / out1[1])),
                         abs(math.log((1 - out1[0]) / (1 - out1[1]))))
-            lo, hi = (lo, mid) if e_mid > b * (1 + TOL) + TOL else (mid, hi)
+            lo, hi = (lo, mid) if e_mid > b * (1 + _IND.LP_RTOL) else (mid, hi)
         dp_sensitivity(loss=e, bound=b, detectable_overspend=hi,
                        basis="exact pmf / the supremum over all (1,0)-DP base learners at the "
                              "pair (independent LP; the derived ln(e^ε+4e²k/(n−k)) is 13.7x "
                              "looser); overspend by bisection on ε_A of the RR learner")
     # tight: the supremum over all (1, 0)-DP base learners at the tested pairs
-    assert all(e <= b * (1 + TOL) + TOL for e, b, *_ in tight), \
+    assert all(e <= b * (1 + _IND.LP_RTOL) for e, b, *_ in tight), \
         f"tight: {[(e, b) for e, b, *_ in tight]}"
 
 
