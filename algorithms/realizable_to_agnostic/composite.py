@@ -19,8 +19,11 @@ randomized response on "a uniformly chosen drawn point is ``(x*, 0)``", i.e. ``P
 (c/m)·e^{ε_p}/(1 + e^{ε_p}) + (1 − c/m)/(1 + e^{ε_p})`` with ``c`` the drawn copies of ``x*``
 labelled 0 by ``h_t`` (exactly ε_p-DP: one substituted record moves one choice; with ``m = 1``
 it attains the supremum over all ε_p-DP ``A_PAC`` at the tested pair, see
-``properties/realizable_to_agnostic/test_composite.py``). With ``pac_delta > 0`` all
-leak ``d[x*]`` with probability ``δ_p`` (codes after the base's own outputs).
+``properties/realizable_to_agnostic/test_composite.py``); ``"chain"`` (issue 27) the
+group-privacy-extremal (ε_p, δ_p)-DP base of :mod:`.empirical`: one bit, ``1`` with
+probability ``δ_p(e^{ε_p d[x*]} − 1)/(e^{ε_p} − 1)`` (it spends its δ_p in the bit, no leak;
+clipped at 1 for the mutants that draw more than ``m``). With ``pac_delta > 0`` the other
+bases leak ``d[x*]`` with probability ``δ_p`` (codes after the base's own outputs).
 
 Decision (paper vs notes): Theorem 3.6 uses the *same* ε for ``A_PAC`` and Algorithm 2;
 ``pac_epsilon`` defaults to ``epsilon`` but may be any ``ε_p ≤ 1`` with ``k ≥ 6ε_p m`` — the
@@ -50,6 +53,7 @@ notes ``shared/research/seed-000.md`` §3.4, §3.5, §4.1 P8, §4.2 U5, §6.1, �
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +108,7 @@ class Composite:
         ``δ_p`` (probability of the ``d[x*]`` leak). Utility fails w.p. O(β + δ_p n), so keep
         ``δ_p ≪ 1/n`` when utility matters (notes §6.12).
     base
-        ``"em"``, ``"count"`` or ``"cell_rr"`` (module docstring).
+        ``"em"``, ``"count"``, ``"cell_rr"`` or ``"chain"`` (module docstring).
     x_star
         The point the ``"count"`` and ``"cell_rr"`` bases and the leak count.
     bug
@@ -134,7 +138,14 @@ class Composite:
         if ep > 1.0:
             raise InvalidArgument(f"pac_epsilon={ep!r} must be <= 1 (Lemma 2.13)")
         check_delta(self.pac_delta, "pac_delta")
-        check_choice(self.base, "base", ("em", "count", "cell_rr"))
+        check_choice(self.base, "base", ("em", "count", "cell_rr", "chain"))
+        if self.base == "chain":
+            f = self.pac_delta * np.expm1(self.eps_p * np.array([self.m - 1, self.m])) \
+                / math.expm1(self.eps_p)
+            if f[1] > 1 or (math.exp(self.eps_p) + 1) * f[0] + self.pac_delta > 1:
+                raise InvalidArgument(f"base='chain' is not (pac_epsilon, pac_delta)-DP at m="
+                                      f"{self.m}: need f(m) <= 1 and (e^eps_p + 1) f(m-1) + "
+                                      "pac_delta <= 1")
         check_choice(self.bug, "bug", COMPOSITE_BUGS)
         check_int(self.x_star, "x_star", minimum=0)
         if self.x_star >= self.domain:
@@ -170,7 +181,12 @@ class Composite:
 
     def n_base(self, draws: int) -> int:
         """Number of ``A_PAC``'s own output codes (the leak codes ``n_base + j`` follow)."""
-        return {"count": draws + 1, "cell_rr": 2}.get(self.base, self.domain + 1)
+        return {"count": draws + 1, "cell_rr": 2, "chain": 2}.get(self.base, self.domain + 1)
+
+    @property
+    def leak_delta(self) -> float:
+        """Probability of the ``d[x*]`` leak (``"chain"`` spends its δ_p in its bit)."""
+        return 0.0 if self.base == "chain" else self.pac_delta
 
     # ------------------------------------------------------------------ A_PAC
     def _pac_eps(self) -> float:
@@ -183,6 +199,12 @@ class Composite:
         if self.base == "count":
             lp = np.log(clamped_geometric(dx[:, self.x_star], draws, self._pac_eps()))
             return np.broadcast_to(lp[:, None, :], t.shape + lp.shape[-1:])
+        if self.base == "chain":               # δ_p(e^{ε_p c} − 1)/(e^{ε_p} − 1), c = d[x*]
+            p1 = np.minimum(self.pac_delta * np.expm1(self._pac_eps() * dx[:, self.x_star])
+                            / math.expm1(self._pac_eps()), 1.0)
+            with np.errstate(divide="ignore"):              # log 0 = −inf: no x* drawn
+                lp = np.log(np.stack([1 - p1, p1], -1))
+            return np.broadcast_to(lp[:, None, :], t.shape + (2,))
         if self.base == "cell_rr":             # share of draws that are (x*, 0) under h_t
             share = dx[:, self.x_star, None] * (self.x_star < t) / draws       # (B, M)
             hit = 1.0 / (1.0 + np.exp(-self._pac_eps()))
@@ -204,9 +226,9 @@ class Composite:
         law = np.exp(self._pac_logits(dx, ts, draws))          # (C, N+1, n_base)
         nb = self.n_base(draws)
         out = np.zeros((self.domain + 1, nb + draws + 1))
-        out[:, :nb] = (1 - self.pac_delta) * np.einsum("c,cto->to", w, law)
+        out[:, :nb] = (1 - self.leak_delta) * np.einsum("c,cto->to", w, law)
         leak = np.bincount(dx[:, self.x_star], weights=w, minlength=draws + 1)
-        out[:, nb:] += self.pac_delta * leak
+        out[:, nb:] += self.leak_delta * leak
         return out
 
     # ------------------------------------------------------------------ T tables
@@ -261,7 +283,7 @@ class Composite:
         t = sample_rows(np.exp(lt), rng)
         dx = rng.multinomial(draws, ct.sum(-1) / k)             # (B, N)
         out = sample_rows(np.exp(self._pac_logits(dx, t[:, None], draws)[:, 0, :]), rng)
-        leak = rng.random(size) < self.pac_delta
+        leak = rng.random(size) < self.leak_delta
         out = np.where(leak, self.n_base(draws) + dx[:, self.x_star], out)
         return t, out.astype(np.int64)
 

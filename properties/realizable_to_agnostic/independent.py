@@ -69,6 +69,92 @@ def drawn_point_law(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, in
     return out
 
 
+def drawn_multiset_law(s: np.ndarray, eps: float, n_dom: int,
+                       m: int) -> dict[tuple[tuple[int, int], ...], float]:
+    """Law of Procedure E's m draws (with replacement, as a sorted multiset of labelled points)
+    from T^h in Algorithm 2 (seed 000, Theorem 3.6's composite): T, W and the relabel law as in
+    :func:`drawn_point_law`, then a multinomial over T^h's labelled points with probabilities
+    (copies of x in T)/k."""
+    n = len(s)
+    k = math.ceil(eps * n - 1e-9)
+    values, mult = np.unique(s, axis=0, return_counts=True)
+    out: dict[tuple[tuple[int, int], ...], float] = {}
+    for tc in itertools.product(*[range(min(int(c), k) + 1) for c in mult]):
+        if sum(tc) != k:
+            continue
+        weight = math.prod(math.comb(int(c), t) for c, t in zip(mult, tc)) / math.comb(n, k)
+        wc = [int(c) - t for c, t in zip(mult, tc)]
+        tx: dict[int, int] = {}
+        for (x, _), t in zip(values.tolist(), tc):
+            tx[x] = tx.get(x, 0) + t
+        tx = {x: t for x, t in tx.items() if t > 0}
+        errw = [sum(c * int(int(x >= b) != y) for (x, y), c in zip(values.tolist(), wc))
+                for b in range(n_dom + 1)]
+        reps: dict[tuple[int, ...], int] = {}
+        for a in range(n_dom + 1):
+            reps.setdefault(tuple(int(x >= a) for x in tx), a)
+        q = {lab: min(sum(t * int((x >= a) != (x >= b)) for x, t in tx.items()) / k
+                      + errw[b] / (n - k) for b in range(n_dom + 1))
+             for lab, a in reps.items()}
+        logw = {lab: -eps * (n - k) * v / 2 for lab, v in q.items()}
+        top = max(logw.values())
+        z = sum(math.exp(v - top) for v in logw.values())
+        for lab in reps:
+            mass = weight * math.exp(logw[lab] - top) / z
+            points = list(zip(tx, lab))
+            for comp in itertools.product(range(m + 1), repeat=len(points)):
+                if sum(comp) != m:
+                    continue
+                pr = math.factorial(m) / math.prod(math.factorial(c) for c in comp) * math.prod(
+                    (tx[x] / k) ** c for (x, _), c in zip(points, comp))
+                key = tuple(sorted(pt for pt, c in zip(points, comp) for _ in range(c)))
+                out[key] = out.get(key, 0.0) + mass * pr
+    return out
+
+
+def sup_learner_delta(p: dict[Any, float], q: dict[Any, float], m: int, n_dom: int,
+                      eps_a: float, delta_a: float, target: float) -> float:
+    """max over (ε_A, δ_A)-DP learners on m-point labelled datasets (multisets over {0..n_dom−1}
+    × {0, 1}, neighbours = one element replaced) and events E of
+    Σ p(D) P[A(D) ∈ E] − e^{target} Σ q(D) P[A(D) ∈ E], both directions: the linear programme
+    over f = P[A ∈ E] with f(u) ≤ e^{ε_A} f(v) + δ_A and the same for 1 − f on every
+    neighbouring pair (binary post-processing; variables scaled by 1/δ_A; HiGHS, sparse)."""
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+    points = [(x, y) for x in range(n_dom) for y in range(2)]
+    nodes = list(itertools.combinations_with_replacement(points, m))
+    idx = {v: i for i, v in enumerate(nodes)}
+    e = math.exp(eps_a)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    rhs: list[float] = []
+    for u in nodes:
+        for j in range(m):
+            for new in points:
+                v = tuple(sorted(u[:j] + (new,) + u[j + 1:]))
+                if v == u:
+                    continue
+                r = len(rhs)                 # g = f/δ: g_u − e g_v ≤ 1, e g_v − g_u ≤ (e−1)/δ + 1
+                rows += [r, r, r + 1, r + 1]
+                cols += [idx[u], idx[v], idx[u], idx[v]]
+                vals += [1.0, -e, -1.0, e]
+                rhs += [1.0, (e - 1) / delta_a + 1.0]
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(len(rhs), len(nodes))).tocsr()
+    best = 0.0
+    for a, b in ((p, q), (q, p)):
+        c = np.zeros(len(nodes))
+        for v, pr in a.items():
+            c[idx[v]] -= pr
+        for v, pr in b.items():
+            c[idx[v]] += pr * math.exp(target)
+        res = linprog(c, A_ub=a_ub, b_ub=np.array(rhs), bounds=[(0, 1 / delta_a)] * len(nodes),
+                      method="highs")
+        assert res.status == 0, res.message
+        best = max(best, -res.fun * delta_a)
+    return best
+
+
 def sup_learner_epsilon(p: dict[Any, float], q: dict[Any, float], nodes: list[Any],
                         eps_a: float) -> float:
     """max over (ε_A, 0)-DP learners on pairwise-neighbouring one-point inputs ``nodes`` and
