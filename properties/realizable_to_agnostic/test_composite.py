@@ -81,7 +81,8 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
         if variant == "reference" and d_b == 0:            # pure config B: ε against ε
             dp_sensitivity(loss=loss.epsilon, bound=e_b, detectable_overspend=None,
                            basis=f"exact ε on config {name} / the derived ε (A, C: exact δ at "
-                                 "the derived ε is < 1% of the derived δ)")
+                                 "the derived ε is < 1% of the derived δ; the tight bounds: "
+                                 "test_composite_tight)")
     assert caught or all(d <= b + TOL for d, b in worst)
 
 
