@@ -85,7 +85,9 @@ LEARNERS = ("em", "rr")
 BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
         "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n",
-        "threshold_off_by_one", "em_delta_t", "em_scale_1_25")
+        "threshold_off_by_one", "em_delta_t", "em_scale_1_25", "base_eps_1_25", "k_plus_1")
+# issue 27 (subtle): base_eps_1_25 runs the base learner at 1.25ε_A; k_plus_1 draws
+# |I| = ⌈εn⌉ + 1 (at the tested k = 1 a 2x overspend of the subsampling rate)
 
 
 def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
@@ -106,7 +108,9 @@ def subset_size(epsilon: float, n: int, *, bug: str = "reference") -> int:
     x = epsilon * n
     r = round(x)
     if abs(x - r) < 1e-9:
-        return int(r)
+        return int(r) + (1 if bug == "k_plus_1" else 0)
+    if bug == "k_plus_1":
+        return math.ceil(x) + 1
     return math.floor(x) if bug == "floor_k" else math.ceil(x)
 
 
@@ -273,7 +277,8 @@ class Agnostic:
     def _learner_logits(self, pl_a: np.ndarray, pl: np.ndarray, present: np.ndarray) -> np.ndarray:
         """Log-probabilities of A's outputs given the relabel threshold's prefix value ``pl_a``
         (shape ``(B, M)``) → ``(B, M, n_out)``."""
-        ea = 5.0 if self.bug == "base_eps5" else self.learner_epsilon
+        ea = (5.0 if self.bug == "base_eps5" else
+              1.25 * self.learner_epsilon if self.bug == "base_eps_1_25" else self.learner_epsilon)
         if self.learner == "rr":
             lp1 = np.where(present, ea, 0.0) - np.logaddexp(ea, 0.0)
             lp = np.stack([np.log1p(-np.exp(lp1)), lp1], -1)
@@ -304,7 +309,7 @@ class Agnostic:
         """Unnormalised law of A's output per row (``pl_a`` shape ``(B,)``) for the sampler:
         the EM learner's ``exp(−ε_A |P_a − P_b|/2)`` directly (its maximum is 1, at ``b = a``),
         otherwise ``exp`` of :meth:`_learner_logits`."""
-        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5"):
+        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5", "base_eps_1_25"):
             return np.exp(np.abs(pl_a[:, None] - pl) * (-self.learner_epsilon / 2.0))
         return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
 

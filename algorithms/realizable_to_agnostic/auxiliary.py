@@ -39,8 +39,12 @@ from .core import as_dataset, check_internal_epsilon, counts, prefix, sample_pmf
 
 __all__ = ["AUX_BUGS", "Auxiliary"]
 
-#: ``hbar_from_t``: h̄ consistent with all of ``T^h`` (reads U); ``em_eps_one``: B5 inside.
-AUX_BUGS = ("reference", "hbar_from_t", "em_eps_one")
+#: ``hbar_from_t``: h̄ consistent with all of ``T^h`` (reads U); ``em_eps_one``: B5 inside;
+#: issue 27 (subtle): ``learner_scale_1_25`` (the interval learner at 1.25ε_A),
+#: ``em_scale_1_25`` (Algorithm 1's EM at 1.25ε), ``proper_learner`` (the learner's class
+#: collapses from the 16 intervals to the 6 thresholds on {0..4}: a proper A).
+AUX_BUGS = ("reference", "hbar_from_t", "em_eps_one", "learner_scale_1_25", "em_scale_1_25",
+            "proper_learner")
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class Auxiliary:
 
     def _intervals(self) -> np.ndarray:
         n = self.domain
+        if self.bug == "proper_learner":
+            return np.array([(np.arange(n) >= t).astype(int) for t in range(n + 1)], np.int64)
         rows = {tuple(((np.arange(n) >= lo) & (np.arange(n) < hi)).astype(int))
                 for lo in range(n + 1) for hi in range(lo, n + 1)}
         return np.array(sorted(rows), dtype=np.int64)
@@ -95,7 +101,8 @@ class Auxiliary:
         ct = counts(t, self.domain)[None]
         cw = counts(self.w, self.domain)[None]
         lt, _ = relabel_log_probs(ct, cw, np.array([k]), np.array([wn]), ct + cw,
-                                  epsilon=self.epsilon,
+                                  epsilon=self.epsilon * (1.25 if self.bug == "em_scale_1_25"
+                                                          else 1.0),
                                   bug="em_eps_one" if self.bug == "em_eps_one" else "reference")
         prob_t = np.exp(lt[0])
         grid = np.arange(self.domain)
@@ -110,7 +117,8 @@ class Auxiliary:
                 continue
             lab = (tx >= a).astype(np.int64)
             errs = (ints[:, tx] != lab[None, :]).sum(1)
-            lg = -self.learner_epsilon * errs / 2.0
+            lg = -self.learner_epsilon * (1.25 if self.bug == "learner_scale_1_25" else 1.0) \
+                * errs / 2.0
             pg = np.exp(lg - lg.max())
             pg /= pg.sum()
             hbar = int(np.argmax(pv == pv[a]))

@@ -14,8 +14,16 @@ Exact law on tiny inputs, by count tables only (no index set is enumerated):
 ``A_PAC`` stand-ins (on the drawn table ``d`` labelled by ``h_t``): ``"em"`` the exponential-
 mechanism learner over thresholds (``#errors(h_b) = |D[t] − D[b]|``, ``D`` the prefix of ``d``;
 pure ε_p-DP, proper); ``"count"`` the adversarial clamped geometric on ``d[x*]`` (exactly
-ε_p-DP, a record drawn ``j`` times costs ``jε_p``; not a learner). With ``pac_delta > 0`` both
-leak ``d[x*]`` with probability ``δ_p`` (codes after the base's own outputs).
+ε_p-DP, a record drawn ``j`` times costs ``jε_p``; not a learner); ``"cell_rr"`` (issue 27)
+randomized response on "a uniformly chosen drawn point is ``(x*, 0)``", i.e. ``P[1] =
+(c/m)·e^{ε_p}/(1 + e^{ε_p}) + (1 − c/m)/(1 + e^{ε_p})`` with ``c`` the drawn copies of ``x*``
+labelled 0 by ``h_t`` (exactly ε_p-DP: one substituted record moves one choice; with ``m = 1``
+it attains the supremum over all ε_p-DP ``A_PAC`` at the tested pair, see
+``properties/realizable_to_agnostic/test_composite.py``); ``"chain"`` (issue 27) the
+group-privacy-extremal (ε_p, δ_p)-DP base of :mod:`.empirical`: one bit, ``1`` with
+probability ``δ_p(e^{ε_p d[x*]} − 1)/(e^{ε_p} − 1)`` (it spends its δ_p in the bit, no leak;
+clipped at 1 for the mutants that draw more than ``m``). With ``pac_delta > 0`` the other
+bases leak ``d[x*]`` with probability ``δ_p`` (codes after the base's own outputs).
 
 Decision (paper vs notes): Theorem 3.6 uses the *same* ε for ``A_PAC`` and Algorithm 2;
 ``pac_epsilon`` defaults to ``epsilon`` but may be any ``ε_p ≤ 1`` with ``k ≥ 6ε_p m`` — the
@@ -45,6 +53,7 @@ notes ``shared/research/seed-000.md`` §3.4, §3.5, §4.1 P8, §4.2 U5, §6.1, �
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,9 +79,10 @@ __all__ = ["COMPOSITE_BUGS", "Composite"]
 
 #: ``draw_n``: Procedure E draws ``n = |S|`` points instead of ``m`` (6ε_p·n/k > 1, B9);
 #: ``pac_eps5``: ``A_PAC`` run at ε_p = 5 (base not (1, δ)-DP, B9); ``sign_error``, ``threshold_off_by_one``, ``em_delta_t`` (issue 27): Algorithm 1's
-#: EM maximises the score (utility mutant, B13).
+#: EM maximises the score (utility mutant, B13); ``pac_eps_1_25`` (issue 27): ``A_PAC`` at
+#: 1.25ε_p (a 25 % overspend); ``draw_m_plus_1`` (issue 27): Procedure E draws ``m + 1``.
 COMPOSITE_BUGS = ("reference", "draw_n", "pac_eps5", "sign_error", "threshold_off_by_one",
-                  "em_delta_t")
+                  "em_delta_t", "pac_eps_1_25", "draw_m_plus_1")
 #: Bugs of Algorithm 1 (the relabeling), passed through to :func:`.agnostic.relabel_log_probs`.
 _RELABEL_BUGS = ("sign_error", "threshold_off_by_one", "em_delta_t")
 _MAX_TABLES = 100_000
@@ -98,9 +108,9 @@ class Composite:
         ``δ_p`` (probability of the ``d[x*]`` leak). Utility fails w.p. O(β + δ_p n), so keep
         ``δ_p ≪ 1/n`` when utility matters (notes §6.12).
     base
-        ``"em"`` or ``"count"`` (module docstring).
+        ``"em"``, ``"count"``, ``"cell_rr"`` or ``"chain"`` (module docstring).
     x_star
-        The point the ``"count"`` base and the leak count.
+        The point the ``"count"`` and ``"cell_rr"`` bases and the leak count.
     bug
         ``"reference"`` or one of :data:`COMPOSITE_BUGS`.
 
@@ -128,7 +138,14 @@ class Composite:
         if ep > 1.0:
             raise InvalidArgument(f"pac_epsilon={ep!r} must be <= 1 (Lemma 2.13)")
         check_delta(self.pac_delta, "pac_delta")
-        check_choice(self.base, "base", ("em", "count"))
+        check_choice(self.base, "base", ("em", "count", "cell_rr", "chain"))
+        if self.base == "chain":
+            f = self.pac_delta * np.expm1(self.eps_p * np.array([self.m - 1, self.m])) \
+                / math.expm1(self.eps_p)
+            if f[1] > 1 or (math.exp(self.eps_p) + 1) * f[0] + self.pac_delta > 1:
+                raise InvalidArgument(f"base='chain' is not (pac_epsilon, pac_delta)-DP at m="
+                                      f"{self.m}: need f(m) <= 1 and (e^eps_p + 1) f(m-1) + "
+                                      "pac_delta <= 1")
         check_choice(self.bug, "bug", COMPOSITE_BUGS)
         check_int(self.x_star, "x_star", minimum=0)
         if self.x_star >= self.domain:
@@ -159,15 +176,22 @@ class Composite:
             raise InvalidArgument(
                 f"k=ceil(epsilon*n)={k} (epsilon={self.epsilon!r}, n={n}) must be >= 2 and >= "
                 f"6*pac_epsilon*m={need!r} (pac_epsilon={self.eps_p!r}, m={self.m}; Lemma 2.12)")
-        return k, (n if self.bug == "draw_n" else self.m)
+        return k, (n if self.bug == "draw_n" else
+                   self.m + 1 if self.bug == "draw_m_plus_1" else self.m)
 
     def n_base(self, draws: int) -> int:
         """Number of ``A_PAC``'s own output codes (the leak codes ``n_base + j`` follow)."""
-        return draws + 1 if self.base == "count" else self.domain + 1
+        return {"count": draws + 1, "cell_rr": 2, "chain": 2}.get(self.base, self.domain + 1)
+
+    @property
+    def leak_delta(self) -> float:
+        """Probability of the ``d[x*]`` leak (``"chain"`` spends its δ_p in its bit)."""
+        return 0.0 if self.base == "chain" else self.pac_delta
 
     # ------------------------------------------------------------------ A_PAC
     def _pac_eps(self) -> float:
-        return 5.0 if self.bug == "pac_eps5" else self.eps_p
+        return (5.0 if self.bug == "pac_eps5" else
+                1.25 * self.eps_p if self.bug == "pac_eps_1_25" else self.eps_p)
 
     def _pac_logits(self, dx: np.ndarray, t: np.ndarray, draws: int) -> np.ndarray:
         """Log-law of ``A_PAC``'s own outputs on drawn x-tables ``dx`` (``(B, N)``) labelled by
@@ -175,6 +199,17 @@ class Composite:
         if self.base == "count":
             lp = np.log(clamped_geometric(dx[:, self.x_star], draws, self._pac_eps()))
             return np.broadcast_to(lp[:, None, :], t.shape + lp.shape[-1:])
+        if self.base == "chain":               # δ_p(e^{ε_p c} − 1)/(e^{ε_p} − 1), c = d[x*]
+            p1 = np.minimum(self.pac_delta * np.expm1(self._pac_eps() * dx[:, self.x_star])
+                            / math.expm1(self._pac_eps()), 1.0)
+            with np.errstate(divide="ignore"):              # log 0 = −inf: no x* drawn
+                lp = np.log(np.stack([1 - p1, p1], -1))
+            return np.broadcast_to(lp[:, None, :], t.shape + (2,))
+        if self.base == "cell_rr":             # share of draws that are (x*, 0) under h_t
+            share = dx[:, self.x_star, None] * (self.x_star < t) / draws       # (B, M)
+            hit = 1.0 / (1.0 + np.exp(-self._pac_eps()))
+            p1 = share * hit + (1 - share) * (1 - hit)
+            return np.log(np.stack([1 - p1, p1], -1))
         d = prefix(dx)                                         # (B, N+1)
         dt = np.take_along_axis(d, t, -1)                      # (B, M)
         return log_softmax(-self._pac_eps() * np.abs(dt[..., None] - d[:, None, :]) / 2.0)
@@ -191,9 +226,9 @@ class Composite:
         law = np.exp(self._pac_logits(dx, ts, draws))          # (C, N+1, n_base)
         nb = self.n_base(draws)
         out = np.zeros((self.domain + 1, nb + draws + 1))
-        out[:, :nb] = (1 - self.pac_delta) * np.einsum("c,cto->to", w, law)
+        out[:, :nb] = (1 - self.leak_delta) * np.einsum("c,cto->to", w, law)
         leak = np.bincount(dx[:, self.x_star], weights=w, minlength=draws + 1)
-        out[:, nb:] += self.pac_delta * leak
+        out[:, nb:] += self.leak_delta * leak
         return out
 
     # ------------------------------------------------------------------ T tables
@@ -248,7 +283,7 @@ class Composite:
         t = sample_rows(np.exp(lt), rng)
         dx = rng.multinomial(draws, ct.sum(-1) / k)             # (B, N)
         out = sample_rows(np.exp(self._pac_logits(dx, t[:, None], draws)[:, 0, :]), rng)
-        leak = rng.random(size) < self.pac_delta
+        leak = rng.random(size) < self.leak_delta
         out = np.where(leak, self.n_base(draws) + dx[:, self.x_star], out)
         return t, out.astype(np.int64)
 

@@ -15,10 +15,17 @@ Base algorithms (stand-ins, on the drawn count table ``c``):
 * ``"count"``: the clamped two-sided geometric mechanism on the number ``c_0`` of drawn points at
   ``x = 0`` (output ``clamp(c_0 + Z, 0, m)``, ``P[Z = z] ∝ e^{−ε|z|}``): exactly ε-DP in
   ``c_0`` and its likelihood ratio is ``e^{ε j}`` between counts ``j`` apart, so a record drawn
-  ``j`` times costs ``j·ε`` — the adversarial base that makes Lemma 2.13 bite.
+  ``j`` times costs ``j·ε`` — the adversarial base that makes Lemma 2.13 bite;
+* ``"chain"``: the group-privacy-extremal (ε, δ)-DP base (issue 27): one bit, ``1`` with
+  probability ``f(c_0) = δ·(e^{ε c_0} − 1)/(e^ε − 1)``, so ``f(c) = e^ε f(c − 1) + δ`` with
+  equality along the whole chain of counts (``f(0) = 0``). Valid (ε, δ)-DP needs
+  ``f(m) ≤ 1`` and ``(e^ε + 1)·f(m − 1) + δ ≤ 1`` (the complement event); checked. It
+  attains the largest δ(ε′) any (ε, δ)-DP base can give Procedure E at the tested
+  configurations (``properties/realizable_to_agnostic/test_lemmas.py``).
 
-With ``delta > 0`` each base additionally, with probability ``δ``, releases ``c_0`` (an
-(ε, δ)-DP leak; codes after the base's own outputs).
+With ``delta > 0`` each base except ``"chain"`` additionally, with probability ``δ``,
+releases ``c_0`` (an (ε, δ)-DP leak; codes after the base's own outputs); ``"chain"`` spends
+its ``δ`` in the bit.
 
 Ranges (decision, notes §6.5): :class:`WithReplacement` accepts any ``ε_p > 0`` and any input
 size ``n ≥ 1``. Lemma 2.13's hypotheses (``ε_p ≤ 1``, ``n ≥ 2``, ``6ε_p m/n ≤ 1``) and Lemma
@@ -50,7 +57,7 @@ __all__ = ["BASES", "E_BUGS", "WithReplacement", "clamped_geometric"]
 
 #: ``first_m``: runs A on the first m records (no resampling).
 E_BUGS = ("reference", "first_m")
-BASES = ("em", "rr", "count")
+BASES = ("em", "rr", "count", "chain")
 
 
 def clamped_geometric(c: np.ndarray, m: int, epsilon: float) -> np.ndarray:
@@ -94,7 +101,7 @@ class WithReplacement:
     delta
         Probability of the ``c_0`` leak (the base is then ``(ε_p, δ)``-DP).
     base
-        ``"em"``, ``"rr"`` or ``"count"`` (module docstring).
+        ``"em"``, ``"rr"``, ``"count"`` or ``"chain"`` (module docstring).
     bug
         ``"reference"`` or ``"first_m"`` (A on the first ``m`` records, no resampling).
 
@@ -117,16 +124,32 @@ class WithReplacement:
         check_delta(self.delta)
         check_choice(self.bug, "bug", E_BUGS)
         check_choice(self.base, "base", BASES)
+        if self.base == "chain":
+            f = self._chain(np.array([self.m - 1, self.m]))
+            if f[1] > 1 or (math.exp(self.epsilon) + 1) * f[0] + self.delta > 1:
+                raise InvalidArgument(
+                    f"base='chain' is not (epsilon, delta)-DP at epsilon={self.epsilon!r}, "
+                    f"delta={self.delta!r}, m={self.m}: need f(m) <= 1 and "
+                    "(e^epsilon + 1) f(m-1) + delta <= 1")
+
+    def _chain(self, c0: np.ndarray) -> np.ndarray:
+        """``f(c_0) = δ·(e^{ε c_0} − 1)/(e^ε − 1)`` (the ``"chain"`` base's bit)."""
+        return self.delta * np.expm1(self.epsilon * np.asarray(c0, float)) / math.expm1(
+            self.epsilon)
 
     @property
     def n_base(self) -> int:
         """Number of the base's own output codes (the leak codes follow)."""
-        return self.m + 1 if self.base == "count" else self.domain + 1
+        return {"count": self.m + 1, "chain": 2}.get(self.base, self.domain + 1)
 
     def base_law(self, c: np.ndarray) -> np.ndarray:
-        """Law of A on drawn count tables ``c`` (shape ``(B, N, 2)``) → ``(B, n_base + m + 1)``."""
+        """Law of A on drawn count tables ``c`` (shape ``(B, N, 2)``) → ``(B, n_base + m + 1)``
+        (``(B, 2)`` for ``"chain"``, which has no leak codes)."""
         c = np.asarray(c, dtype=np.int64)
         c0 = c[:, 0].sum(-1)
+        if self.base == "chain":
+            p1 = self._chain(c0)
+            return np.stack([1 - p1, p1], axis=-1)
         if self.base == "rr":                 # RR on 1[some drawn point at x = 0]: exactly ε-DP
             hit = math.exp(self.epsilon) / (1 + math.exp(self.epsilon))
             p1 = np.where(c0 > 0, hit, 1 - hit)

@@ -66,7 +66,7 @@ def test_pmf_matches_brute_force(base: str) -> None:
 
 
 @pytest.mark.parametrize("bug", COMPOSITE_BUGS)
-@pytest.mark.parametrize("base", ["em", "count"])
+@pytest.mark.parametrize("base", ["em", "count", "cell_rr", "chain"])
 def test_sampler_matches_pmf(base: str, bug: str) -> None:
     s = np.array([[0, 1]] + [[1, 0]] * 5 + [[2, 1]] * 6)          # n = 12, k = 4
     mech = Composite(3, 1 / 3, 2, pac_delta=0.05, base=base, bug=bug)

@@ -140,6 +140,22 @@ def test_with_replacement_accepts_undersized_inputs() -> None:
         bounds.lemma213(5.0, 2, 6, 0.0)
 
 
+def test_chain_base_is_exactly_eps_delta_private_and_refuses_invalid_budgets() -> None:
+    """The ``"chain"`` base (issue 27): ``f(c) = e^ε f(c − 1) + δ`` with equality along the
+    counts, the complement event within (ε, δ) too, and ``InvalidArgument`` when ``f(m) > 1``
+    or the complement condition fails (δ = 0.2, ε = 1, m = 3: f(3) = 1.28)."""
+    mech = WithReplacement(4, 1.0, 3, delta=0.01, base="chain")
+    c = np.zeros((4, 4, 2), np.int64)
+    c[np.arange(4), 0, 0] = np.arange(4)
+    law = mech.base_law(c)
+    assert law.shape == (4, 2) and np.allclose(law.sum(-1), 1.0)
+    f = law[:, 1]
+    assert f[0] == 0 and np.allclose(f[1:], math.e * f[:-1] + 0.01, rtol=1e-12)
+    assert (law[:-1, 0] <= math.e * law[1:, 0] + 0.01).all()
+    with pytest.raises(InvalidArgument, match="base='chain' is not"):
+        WithReplacement(4, 1.0, 3, delta=0.2, base="chain")
+
+
 # ---------------------------------------------------------------- G7–G15, G18: bounds
 BAD_CALLS: list[tuple[str, Callable[[], Any], str]] = [
     # G7 lemma31_epsilon
