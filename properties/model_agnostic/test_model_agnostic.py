@@ -527,9 +527,10 @@ def test_hpriv_error_paper_scale(variant, runs, dp_accuracy, dp_sensitivity):
         _utility_sensitivity(dp_sensitivity, r, 2 * beta)
 
 
-#: Runs of the agnostic Claim 4.1 test: main job / slow variant (issue 27). One run costs ≈ 3.5 ms
-#: (the windowed ERM sampler of k = 956 chunks dominates); 3 600 runs reach a 1.49x detectable
-#: inflation of 2β = 0.04 at the main job's per-test α (≈ 1.2e-5), 400 runs only 2.7x.
+#: Runs of the agnostic Claim 4.1 test: main job / slow variant (issue 27). One run costs ≈ 9 ms
+#: CPU (the windowed ERM sampler of k = 956 chunks dominates, a third of it system time of its
+#: array allocations); 3 600 runs (≈ 33 s CPU, measured) reach a 1.49x detectable inflation of
+#: 2β = 0.04 at the main job's per-test α (≈ 1.2e-5), the main job's 400 runs only 2.7x.
 AGNOSTIC_RUNS, AGNOSTIC_RUNS_SLOW = 400, 3_600
 
 
@@ -573,7 +574,7 @@ def test_hpriv_error_agnostic(variant, runs, dp_accuracy, dp_sensitivity):
 @pytest.mark.slow
 @pytest.mark.claim(paper="003", ref="Claim 4.1", kind="utility")
 def test_hpriv_error_agnostic_power(dp_accuracy, dp_sensitivity):
-    """:func:`test_hpriv_error_agnostic` with :data:`AGNOSTIC_RUNS_SLOW` runs (≈ 13 s): a 1.5x
+    """:func:`test_hpriv_error_agnostic` with :data:`AGNOSTIC_RUNS_SLOW` runs (≈ 33 s CPU): a 1.5x
     inflation of 2β is caught with power ≥ 0.9 at the main job's per-test α."""
     _claim_4_1_agnostic("reference", AGNOSTIC_RUNS_SLOW, dp_accuracy, dp_sensitivity)
 
