@@ -51,18 +51,20 @@ def _check_score(score: Any) -> None:
 
 def _vector(values: Any, name: str) -> np.ndarray:
     """``values`` as a non-empty 1-d float array of finite scores."""
-    msg = f"{name}={fmt(values)} must be a non-empty flat sequence of finite real scores"
+    def bad() -> InvalidArgument:   # the message (a repr of values) only when it is raised
+        return InvalidArgument(f"{name}={fmt(values)} must be a non-empty flat sequence of "
+                               "finite real scores")
     if isinstance(values, (str, bytes, Mapping)):
-        raise InvalidArgument(msg)
+        raise bad()
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError):
-        raise InvalidArgument(msg) from None
+        raise bad() from None
     if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iuf":
-        raise InvalidArgument(msg)
+        raise bad()
     arr = arr.astype(float)
     if not np.isfinite(arr).all():
-        raise InvalidArgument(msg)
+        raise bad()
     return arr
 
 

@@ -229,34 +229,33 @@ def svt_answer_probability(gap_to_threshold: float, lam: float) -> float:
 _FEW_RUNS = 4
 
 
-def _first_at_most(row: NDArray[np.float64], start: int, threshold: float) -> int:
-    """First index ``i ≥ start`` with ``row[i] ≤ threshold`` (``row.size`` if none), scanning
-    windows of doubling width: O(answer − start) instead of O(row.size)."""
-    width = 64
-    while start < row.size:
-        hit = np.flatnonzero(row[start:start + width] <= threshold)
-        if hit.size:
-            return start + int(hit[0])
-        start += width
-        width *= 2
-    return row.size
-
-
 def _scan_run(block: NDArray[np.int8], margin: NDArray[np.float64], rho: NDArray[np.float64],
               nb: int, refresh: bool, halt: bool) -> None:
     """One run of :func:`svt_runs`'s loop in place (same noise, same outputs as the vectorised
-    path; used when a block holds few runs, e.g. utility runs with thousands of ⊥'s)."""
-    m, start, first = block.size, 0, block.size
-    for s in range(nb):
-        if start >= m:
+    path; used when a block holds few runs, e.g. utility runs with thousands of ⊥'s).
+
+    The s-th ⊥ is the first query after the (s−1)-th with ``margin ≤ ρ_s``. A query with
+    ``margin ≤ min ρ`` is a ⊥ in whichever segment reaches it, one with ``margin > max ρ`` never
+    is: only the queries in between are decided one by one (in a Python loop), each against the
+    ρ of the segment it falls in (= the number of ⊥'s before it). O(m) array work + O(#undecided).
+    """
+    m = block.size
+    if nb <= 0 or m == 0:
+        return
+    thr = rho[:nb] if refresh else rho[:1]
+    lo, hi = float(thr.min()), float(thr.max())
+    sure = np.flatnonzero(margin <= lo)
+    accepted: list[int] = []
+    for i in np.flatnonzero((margin > lo) & (margin <= hi)):
+        seg = int(np.searchsorted(sure, i)) + len(accepted)
+        if seg >= nb:
             break
-        first = _first_at_most(margin, start, float(rho[s if refresh else 0]))
-        if first >= m:
-            break
-        block[first] = BOT
-        start = first + 1
-    if halt and first < m:
-        block[first + 1:] = HALT
+        if margin[i] <= rho[seg]:
+            accepted.append(int(i))
+    bots = np.sort(np.concatenate([sure, np.asarray(accepted, dtype=np.int64)]))[:nb]
+    block[bots] = BOT
+    if halt and bots.size == nb:
+        block[bots[-1] + 1:] = HALT
 
 
 def svt_runs(dist: NDArray[np.int64], labels: NDArray[np.int8], size: int,

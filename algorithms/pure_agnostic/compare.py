@@ -35,7 +35,8 @@ from dpcheck.errors import InvalidArgument
 
 from .binomial import compare_rule
 from .data import Users, as_users
-from .scores import ThresholdClass, class_errors, threshold_mistakes
+from .scores import (ThresholdClass, class_errors, errors_from_steps, sparse_is_faster,
+                     threshold_mistakes, threshold_steps)
 
 __all__ = ["PrivateCompare", "PrivateMinError", "laplace_cdf", "min_error_rounds"]
 
@@ -78,11 +79,18 @@ class _MinCount:
     def __call__(self, mp: int, t: int) -> int:
         key = (mp, t)
         if key not in self.cache:
-            if isinstance(self.concepts, ThresholdClass):  # mistakes once per m', then per t
-                if ("mist", mp) not in self.cache:
-                    self.cache[("mist", mp)] = threshold_mistakes(self.users.first(mp, self.discard))
-                mist = self.cache[("mist", mp)]
-                e = ((mist > t) if self.strict else (mist >= t)).sum(axis=0)
+            if isinstance(self.concepts, ThresholdClass):  # once per m', then per t
+                users = self.users.first(mp, self.discard)
+                if not sparse_is_faster(users):               # dense mistake table
+                    if ("mist", mp) not in self.cache:
+                        self.cache[("mist", mp)] = threshold_mistakes(users)
+                    mist = self.cache[("mist", mp)]
+                    e = ((mist > t) if self.strict else (mist >= t)).sum(axis=0)
+                else:                                         # per-user steps (large N)
+                    if ("steps", mp) not in self.cache:
+                        self.cache[("steps", mp)] = threshold_steps(users)
+                    e = errors_from_steps(self.cache[("steps", mp)], users.domain, t,
+                                          strict=self.strict)
             else:
                 e = class_errors(self.users.first(mp, self.discard), self.concepts, t, strict=self.strict)
             self.cache[key] = int(e.min()) if e.size else 0
@@ -265,17 +273,25 @@ class PrivateMinError:
         """``size`` independent runs of the binary search (float64 ``η̂``)."""
         users = as_users(data, self.m, self.domain)
         n, gen = _check_size(size), _check_rng(rng)
-        T = self.rounds
-        margins = self._margins(users)
-        table = np.zeros((1 << T) + 1)
-        for j, v in margins.items():
-            table[j] = v
+        T, count = self.rounds, _MinCount(users, self._table, discard=self.discard)
+        margins: dict[int, float] = {}
+
+        def margin(j: int) -> float:
+            """:meth:`_margins`'s entry for ``mid = j/2^T``, computed only for visited mids
+            (a run visits T of the 2^T − 1; same values, same draws)."""
+            if j not in margins:
+                mp, t, tau = compare_rule(self.m, j / (1 << T), self.alpha)
+                margins[j] = users.n * tau - count(mp, t)
+            return margins[j]
+
         lo = np.zeros(n, dtype=np.int64)
         hi = np.full(n, 1 << T, dtype=np.int64)
         b = self.noise_scale / self.per_call
         for _ in range(T):
             mid = (lo + hi) // 2
-            sigma0 = gen.laplace(0.0, b, n) <= table[mid]
+            uniq, inv = np.unique(mid, return_inverse=True)
+            thr = np.array([margin(int(j)) for j in uniq])[inv]
+            sigma0 = gen.laplace(0.0, b, n) <= thr
             down = self._down(sigma0)
             hi = np.where(down, mid, hi)
             lo = np.where(down, lo, mid)

@@ -206,3 +206,24 @@ def test_fast_median_scores_match_prefix_form(d, lo, hi, s) -> None:
     want = median_scores(z.prefix_points(), lo, hi, s)
     got = median_scores_sorted(np.sort(z.x, axis=1), N, lo, hi, s)
     assert (want == got).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 5), st.integers(1, 9), st.integers(0, 5),
+       st.booleans(), st.data())
+def test_sparse_threshold_user_errors_match_the_mistake_table(n, m, N, t, strict, data):
+    """threshold_user_errors (difference array over each user's own points, issue 27 speed-up)
+    equals the count over the dense mistake table of threshold_mistakes, ties and repeated
+    points included."""
+    from algorithms.pure_agnostic.data import Users
+    from algorithms.pure_agnostic.scores import (errors_from_steps, threshold_mistakes,
+                                                 threshold_steps)
+    x = np.array(data.draw(st.lists(st.integers(1, N), min_size=n * m, max_size=n * m)))
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n * m, max_size=n * m)))
+    users = Users(x.reshape(n, m), y.reshape(n, m), N)
+    mist = threshold_mistakes(users)
+    want = ((mist > t) if strict else (mist >= t)).sum(axis=0)
+    got = threshold_user_errors(users, t, strict=strict)      # dense or sparse by size
+    steps = errors_from_steps(threshold_steps(users), N, t, strict=strict)   # always sparse
+    assert got.dtype == steps.dtype == np.int64
+    assert (got == want).all() and (steps == want).all()
