@@ -13,7 +13,9 @@ and keeps the ones that apply, in this order:
   score and a sign count (:mod:`dpcheck.features.learned`) and a logistic score on statistics
   pooled over the coordinates (:mod:`dpcheck.features.row_summary`);
 * vectors → a 64-bit hash of the whole row, so repeated rows become atoms;
-* scalar floats → the float64 bits (:mod:`dpcheck.features.float_bits`).
+* scalar floats → the float64 bits (:mod:`dpcheck.features.float_bits`);
+* float vectors whose coordinates' spare precision differs between the datasets → a
+  naive-Bayes score of it (:mod:`dpcheck.features.vector_bits`).
 
 The same :class:`Featurizer`, fixed after the exploration sample, is applied to the
 confirmation samples, so every event is a fixed measurable set of outputs.
@@ -41,6 +43,7 @@ from dpcheck.features.family import (
 )
 from dpcheck.features.feature import Feature, FeatureMap
 from dpcheck.features.float_bits import FloatBitsFamily
+from dpcheck.features.vector_bits import VectorBitsFamily
 from dpcheck.features.learned import LogisticFamily, SignCountFamily
 from dpcheck.features.naive_bayes import NaiveBayesFamily
 from dpcheck.features.row_summary import RowSummaryFamily
@@ -60,6 +63,7 @@ FAMILIES: tuple[FeatureFamily, ...] = (
     RowSummaryFamily(),
     RowHashFamily(),
     FloatBitsFamily(),
+    VectorBitsFamily(),
 )
 
 

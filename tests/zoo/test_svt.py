@@ -149,7 +149,8 @@ def test_smoke_audit_never_exceeds_truth(name: str) -> None:
     # svt3 outputs +inf for unreleased values: the auditor must handle infinite outputs
     # (warnings are errors in this suite).
     e = by_name()[name]
-    r = dpcheck.audit(e.mechanism, *e.pairs[0], e.claim, samples=200_000, seed=0)
+    r = dpcheck.audit(e.mechanism, *e.pairs[0], e.claim, samples=200_000, seed=0,
+                      float_features=e.float_features)
     print(f"{name}: tier {e.tier}, true eps {e.true_epsilon}, epsilon_lower "
           f"{r.epsilon_lower:.4f}, violation {r.violation}, witness {r.witness.event.describe()}")
     if math.isfinite(e.true_epsilon):
