@@ -383,10 +383,11 @@ def test_figures_are_capped_and_survive_infinite_bounds(document, monkeypatch):
     doc["records"] += extra
     pages = figures.epsilon_figures(doc["records"])  # 73 audit rows: 2 pages, none dropped
     assert len(pages) == 2 and all(p.startswith(PNG) for p in pages)  # ∞ drawn
+    monkeypatch.setenv("DPCHECK_FIGURE_WORKERS", "1")  # the stubs below live in this process
     monkeypatch.setattr(figures, "region_figure", lambda record: PNG)  # drawing is slow
     monkeypatch.setattr(figures, "accuracy_figure", lambda records: None)
-    monkeypatch.setattr(figures, "epsilon_figures", lambda records: [])
-    monkeypatch.setattr(figures, "delta_figures", lambda records: [])
+    monkeypatch.setattr(figures, "epsilon_figure", lambda records, page="": None)
+    monkeypatch.setattr(figures, "_delta_pages", lambda records: [])
     regions = build_figures(doc)
     assert len(regions) == figures.MAX_REGIONS == 24
     refuted = [r for r in doc["records"] if r["type"] == "audit" and r["result"]["violation"]]

@@ -45,6 +45,7 @@ from dpcheck.report.plotting import (
     as_float,
     legend_verdicts,
     png_bytes,
+    render_jobs,
 )
 from dpcheck.report.region import region_figure
 
@@ -69,7 +70,7 @@ def _audit_rows(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
     return sorted(rows, key=lambda r: (_group_key(r), str(r.get("nodeid")), str(r.get("call"))))
 
 
-def epsilon_figure(records: Sequence[Mapping[str, Any]], *, page: str = "") -> bytes | None:
+def epsilon_figure(records: Sequence[Mapping[str, Any]], page: str = "") -> bytes | None:
     """ε_lower / claimed ε per audit record (bar, coloured by verdict; ratio 1 = the claim),
     grouped under a bold header per paper and result, with full row labels."""
     rows = _audit_rows(records)
@@ -130,14 +131,16 @@ def epsilon_figure(records: Sequence[Mapping[str, Any]], *, page: str = "") -> b
 
 def epsilon_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
     """:func:`epsilon_figure` in pages of at most :data:`MAX_ROWS` audit records."""
+    pngs = (epsilon_figure(chunk, label) for chunk, label in _epsilon_pages(records))
+    return [png for png in pngs if png is not None]
+
+
+def _epsilon_pages(records: Sequence[Mapping[str, Any]]
+                   ) -> list[tuple[list[Mapping[str, Any]], str]]:
     rows = _audit_rows(records)
     pages = [rows[i:i + MAX_ROWS] for i in range(0, len(rows), MAX_ROWS)]
-    out = []
-    for k, chunk in enumerate(pages, start=1):
-        png = epsilon_figure(chunk, page=f"page {k} of {len(pages)}" if len(pages) > 1 else "")
-        if png is not None:
-            out.append(png)
-    return out
+    return [(chunk, f"page {k} of {len(pages)}" if len(pages) > 1 else "")
+            for k, chunk in enumerate(pages, start=1)]
 
 
 def _profile(res: Mapping[str, Any], grid: Any) -> Any:
@@ -153,65 +156,71 @@ def _profile(res: Mapping[str, Any], grid: Any) -> Any:
     return np.clip(best, 0.0, None)
 
 
+def _delta_pages(records: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+    rows = [r for r in _audit_rows(records)
+            if (r["result"].get("claim") or {}).get("kind") == "approx"]
+    return [rows[i:i + MAX_PANELS] for i in range(0, len(rows), MAX_PANELS)]
+
+
 def delta_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
     """Small multiples of δ(ε) lower bounds for the approximate-DP audits (pages of
     :data:`MAX_PANELS`)."""
-    rows = [r for r in _audit_rows(records)
-            if (r["result"].get("claim") or {}).get("kind") == "approx"]
-    out = []
-    pages = [rows[i:i + MAX_PANELS] for i in range(0, len(rows), MAX_PANELS)]
-    for k, chunk in enumerate(pages, start=1):
-        cols = 3
-        nrow = math.ceil(len(chunk) / cols)
-        fig = Figure(figsize=(12.0, 1.0 + 2.9 * nrow), layout="constrained")
-        axes = fig.subplots(nrow, cols, squeeze=False)
-        for ax in axes.flat[len(chunk):]:
-            ax.set_visible(False)
-        for ax, r in zip(axes.flat, chunk):
-            res = r["result"]
-            claim = res.get("claim") or {}
-            eps, delta = as_float(claim.get("epsilon")), as_float(claim.get("delta") or 0.0)
-            lo = as_float(res.get("epsilon_lower"))
-            right = max(2.0 * eps, 1.2 * lo if math.isfinite(lo) else 0.0, 0.5)
-            grid = np.linspace(0.0, right, 300)
-            prof = _profile(res, grid)
-            colour = verdict_colour(r.get("verdict"))
-            exact = as_float(res.get("exact_delta"))
-            positive = prof[prof > 0]
-            floor = min([v for v in (delta, exact, float(positive.min()) if positive.size else 1.0)
-                         if math.isfinite(v) and v > 0] + [1e-3]) / 10
-            ax.set_yscale("log")
-            ax.plot(grid, np.where(prof > 0, prof, np.nan), color=colour, lw=1.8,
-                    label="δ(ε) lower bound")
-            ax.fill_between(grid, floor, np.where(prof > floor, prof, floor), color=colour,
-                            alpha=0.15, lw=0)
-            ax.plot([eps], [max(delta, floor)], "o", color="black", ms=5, label="claimed (ε, δ)")
-            ax.axvline(eps, color="black", lw=0.6, ls=":")
-            if math.isfinite(exact):
-                ax.plot([eps], [max(exact, floor)], "D", mfc="none", color="black", ms=6,
-                        label="exact δ at claimed ε" + (" (0: on the floor)" if exact <= 0
-                                                        else ""))
-            if not positive.size:
-                ax.text(0.5, 0.5, "no positive δ lower bound\n(nothing refuted at any ε)",
-                        transform=ax.transAxes, ha="center", va="center", fontsize=7,
-                        color="#555555")
-            ax.set_ylim(floor, 1.5)
-            ax.set_xlim(0, right)
-            ax.tick_params(labelsize=7)
-            name = test_name(r.get("nodeid"))
-            ax.set_title(f"{truncate(name, 58)} · call {r.get('call')}\n"
-                         f"{r.get('paper') or '—'} {r.get('ref') or ''} · "
-                         f"{claim_text(claim)}\n{verdict_label(r.get('verdict'))}",
-                         fontsize=7)
-            ax.grid(color="#eeeeee")
-        axes.flat[0].legend(fontsize=7, loc="upper right", frameon=False)
-        fig.suptitle("Approximate DP: lower confidence bound on δ(ε) (curve) vs the claimed "
-                     "(ε, δ) (dot); a curve above the dot at the claimed ε refutes the claim"
-                     + (f" — page {k} of {len(pages)}" if len(pages) > 1 else ""), fontsize=10)
-        fig.supxlabel("ε", fontsize=9)
-        fig.supylabel("δ (log scale)", fontsize=9)
-        out.append(png_bytes(fig))
-    return out
+    pages = _delta_pages(records)
+    return [_delta_page(chunk, k, len(pages)) for k, chunk in enumerate(pages, start=1)]
+
+
+def _delta_page(chunk: Sequence[Mapping[str, Any]], k: int, n_pages: int) -> bytes:
+    """Page ``k`` of ``n_pages`` of :func:`delta_figures`."""
+    cols = 3
+    nrow = math.ceil(len(chunk) / cols)
+    fig = Figure(figsize=(12.0, 1.0 + 2.9 * nrow), layout="constrained")
+    axes = fig.subplots(nrow, cols, squeeze=False)
+    for ax in axes.flat[len(chunk):]:
+        ax.set_visible(False)
+    for ax, r in zip(axes.flat, chunk):
+        res = r["result"]
+        claim = res.get("claim") or {}
+        eps, delta = as_float(claim.get("epsilon")), as_float(claim.get("delta") or 0.0)
+        lo = as_float(res.get("epsilon_lower"))
+        right = max(2.0 * eps, 1.2 * lo if math.isfinite(lo) else 0.0, 0.5)
+        grid = np.linspace(0.0, right, 300)
+        prof = _profile(res, grid)
+        colour = verdict_colour(r.get("verdict"))
+        exact = as_float(res.get("exact_delta"))
+        positive = prof[prof > 0]
+        floor = min([v for v in (delta, exact, float(positive.min()) if positive.size else 1.0)
+                     if math.isfinite(v) and v > 0] + [1e-3]) / 10
+        ax.set_yscale("log")
+        ax.plot(grid, np.where(prof > 0, prof, np.nan), color=colour, lw=1.8,
+                label="δ(ε) lower bound")
+        ax.fill_between(grid, floor, np.where(prof > floor, prof, floor), color=colour,
+                        alpha=0.15, lw=0)
+        ax.plot([eps], [max(delta, floor)], "o", color="black", ms=5, label="claimed (ε, δ)")
+        ax.axvline(eps, color="black", lw=0.6, ls=":")
+        if math.isfinite(exact):
+            ax.plot([eps], [max(exact, floor)], "D", mfc="none", color="black", ms=6,
+                    label="exact δ at claimed ε" + (" (0: on the floor)" if exact <= 0
+                                                    else ""))
+        if not positive.size:
+            ax.text(0.5, 0.5, "no positive δ lower bound\n(nothing refuted at any ε)",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=7,
+                    color="#555555")
+        ax.set_ylim(floor, 1.5)
+        ax.set_xlim(0, right)
+        ax.tick_params(labelsize=7)
+        name = test_name(r.get("nodeid"))
+        ax.set_title(f"{truncate(name, 58)} · call {r.get('call')}\n"
+                     f"{r.get('paper') or '—'} {r.get('ref') or ''} · "
+                     f"{claim_text(claim)}\n{verdict_label(r.get('verdict'))}",
+                     fontsize=7)
+        ax.grid(color="#eeeeee")
+    axes.flat[0].legend(fontsize=7, loc="upper right", frameon=False)
+    fig.suptitle("Approximate DP: lower confidence bound on δ(ε) (curve) vs the claimed "
+                 "(ε, δ) (dot); a curve above the dot at the claimed ε refutes the claim"
+                 + (f" — page {k} of {n_pages}" if n_pages > 1 else ""), fontsize=10)
+    fig.supxlabel("ε", fontsize=9)
+    fig.supylabel("δ (log scale)", fontsize=9)
+    return png_bytes(fig)
 
 
 def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
@@ -265,12 +274,13 @@ def _plottable(record: Mapping[str, Any]) -> bool:
 def curve_figures(records: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], bytes]]:
     """One figure per audit of a GDP, zCDP or RDP claim (:mod:`dpcheck.core.curve_plot`): the
     claimed curve against the confirmed boxes (at most :data:`MAX_REGIONS`)."""
-    from dpcheck.core.curve_plot import curve_figure
-    from dpcheck.curves import ZCDP, GaussianDP, RenyiDP
+    return [(rec, _curve_png(*args)) for rec, args in _curve_jobs(records)]
 
-    make = {"gdp": lambda c: GaussianDP(c["mu"]), "zcdp": lambda c: ZCDP(c["rho"]),
-            "rdp": lambda c: RenyiDP(c["alpha"], c["epsilon"])}
-    out = []
+
+def _curve_jobs(records: Sequence[Mapping[str, Any]]
+                ) -> list[tuple[Mapping[str, Any], tuple[Any, ...]]]:
+    make = ("gdp", "zcdp", "rdp")
+    out: list[tuple[Mapping[str, Any], tuple[Any, ...]]] = []
     for rec in records:
         res = rec.get("result") if isinstance(rec.get("result"), Mapping) else {}
         claim = res.get("claim") if isinstance(res.get("claim"), Mapping) else {}
@@ -279,9 +289,19 @@ def curve_figures(records: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[st
         boxes = [(as_float(w["p_interval"][0]), as_float(w["q_interval"][1]))
                  for w in res.get("confirmed") or [] if w.get("p_interval") and w.get("q_interval")]
         if boxes and len(out) < MAX_REGIONS:
-            out.append((rec, png_bytes(curve_figure(make[claim["kind"]](claim), boxes,
-                                                    str(rec.get("nodeid"))))))
+            out.append((rec, (dict(claim), boxes, str(rec.get("nodeid")))))
     return out
+
+
+def _curve_png(claim: Mapping[str, Any], boxes: list[tuple[float, float]], nodeid: str) -> bytes:
+    """The figure of one curve claim (see :func:`curve_figures`)."""
+    from dpcheck.core.curve_plot import curve_figure
+    from dpcheck.curves import ZCDP, GaussianDP, RenyiDP
+
+    kind = claim["kind"]
+    made = (GaussianDP(claim["mu"]) if kind == "gdp" else ZCDP(claim["rho"]) if kind == "zcdp"
+            else RenyiDP(claim["alpha"], claim["epsilon"]))
+    return png_bytes(curve_figure(made, boxes, nodeid))
 
 
 def build_figures(document: Mapping[str, Any],
@@ -297,42 +317,44 @@ def build_figures(document: Mapping[str, Any],
     plottable = [r for r in refuted if _plottable(r)]
     unplottable = [r for r in refuted if not _plottable(r)]
     drawn, left = plottable[:MAX_REGIONS], plottable[MAX_REGIONS:]
-    total = len(drawn) + 3
-    done = 0
-
-    def tick(phase: str) -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
-            progress(phase, done, total)
-
-    pages = epsilon_figures(records)
-    for k, png in enumerate(pages, start=1):
-        name = "epsilon.png" if len(pages) == 1 else f"epsilon-{k}.png"
+    # every figure is an independent job: rendered on a process pool when there are many
+    # (render_jobs), assembled here in a fixed order
+    eps_pages = _epsilon_pages(records)
+    delta_pages = _delta_pages(records)
+    curves = _curve_jobs(records)
+    jobs: list[tuple[Callable[..., Any], tuple[Any, ...], str]] = []
+    jobs += [(epsilon_figure, (chunk, label), "ε overview") for chunk, label in eps_pages]
+    jobs += [(_delta_page, (chunk, k, len(delta_pages)), "δ(ε) curves")
+             for k, chunk in enumerate(delta_pages, start=1)]
+    jobs.append((accuracy_figure, (records,), "accuracy"))
+    jobs += [(_curve_png, args, "curves") for _, args in curves]
+    jobs += [(region_figure, (rec,), "privacy regions") for rec in drawn]
+    pngs = iter(render_jobs([(fn, args) for fn, args, _ in jobs],
+                            None if progress is None else
+                            lambda done: progress(jobs[done - 1][2], done, len(jobs))))
+    eps_png = [png for png in (next(pngs) for _ in eps_pages) if png is not None]
+    for k, png in enumerate(eps_png, start=1):
+        name = "epsilon.png" if len(eps_png) == 1 else f"epsilon-{k}.png"
         out.append(RenderedFigure(name, "ε lower bound / claimed ε per audit, grouped by paper "
-                                  "and result" + (f" (page {k} of {len(pages)})"
-                                                  if len(pages) > 1 else ""), png))
-    tick("ε overview")
-    pages = delta_figures(records)
-    for k, png in enumerate(pages, start=1):
+                                  "and result" + (f" (page {k} of {len(eps_png)})"
+                                                  if len(eps_png) > 1 else ""), png))
+    for k in range(1, len(delta_pages) + 1):
         out.append(RenderedFigure(f"delta-{k}.png", "Approximate DP: δ(ε) lower bounds vs the "
-                                  "claimed (ε, δ)" + (f" (page {k} of {len(pages)})"
-                                                      if len(pages) > 1 else ""), png))
-    tick("δ(ε) curves")
-    acc = accuracy_figure(records)
+                                  "claimed (ε, δ)" + (f" (page {k} of {len(delta_pages)})"
+                                                      if len(delta_pages) > 1 else ""),
+                                  next(pngs)))
+    acc = next(pngs)
     if acc is not None:
         out.append(RenderedFigure("accuracy.png", "Accuracy: failure rate vs claimed β", acc))
-    tick("accuracy")
-    for i, (rec, fig) in enumerate(curve_figures(records), start=1):
+    for i, (rec, _) in enumerate(curves, start=1):
         out.append(RenderedFigure(f"curve-{i:02d}.png", f"Claimed curve vs certified bound: "
-                                  f"{rec.get('nodeid')} call {rec.get('call')}", fig,
+                                  f"{rec.get('nodeid')} call {rec.get('call')}", next(pngs),
                                   (str(rec.get("nodeid")), rec.get("call"))))
     for i, rec in enumerate(drawn, start=1):
         title = (f"Privacy region of {rec.get('nodeid')} call {rec.get('call')} "
                  f"({verdict_label(rec.get('verdict'))})")
-        out.append(RenderedFigure(f"region-{i:02d}.png", title, region_figure(rec),
+        out.append(RenderedFigure(f"region-{i:02d}.png", title, next(pngs),
                                   (str(rec.get("nodeid")), rec.get("call"))))
-        tick("privacy regions")
     if left:
         out.notes.append(
             f"Privacy-region figures are drawn for {len(drawn)} of {len(plottable)} refuted "
