@@ -258,7 +258,8 @@ def test_learned_llr_score_finds_composition_without_a_feature_map():
     def composed(data, size, rng):
         return float(np.sum(data)) + rng.laplace(0.0, 10.0, (size, 5))
 
-    r = audit(composed, [1], [0], PureDP(0.1), samples=MILLION, seed=0)
+    r = audit(composed, [1], [0], PureDP(0.1), samples=MILLION, seed=0,
+              float_features=False)  # real-valued truth (float64 holes: float_features)
     assert r.violation and 0.4 < r.epsilon_lower <= 0.5
     # a learned or rank score (for Laplace noise the sign count is the exact LLR up to scale)
     assert r.witness.event.feature_name in {"llr(output)", "signs(output)", "logit(output)"}

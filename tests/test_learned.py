@@ -79,7 +79,7 @@ def test_learned_events_are_calibrated_at_the_true_epsilon(name, record_property
     over = 0
     for seed in range(R):
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
-                  explore_fraction=0.5)
+                  explore_fraction=0.5, float_features=False)  # real-valued truth
         names = {f["name"] for f in r.features["features"]}
         assert "logit(output)" in names
         assert ("logit(summary)" in names) == (name == "rappor")  # flags: 0/1 bits
@@ -96,7 +96,8 @@ def test_learned_events_are_calibrated_at_the_true_epsilon(name, record_property
 def test_learned_events_are_calibrated_at_1e5(name):
     mech, d, d_prime = MECHANISMS[name]
     over = sum(audit(mech, d, d_prime, PureDP(mech.true_epsilon), samples=100_000, alpha=0.2,
-                     seed=seed).epsilon_lower > mech.true_epsilon for seed in range(200))
+                     seed=seed, float_features=False).epsilon_lower > mech.true_epsilon
+               for seed in range(200))
     assert over / 200 <= 0.2
 
 
@@ -202,7 +203,7 @@ def test_rows_with_one_released_value_get_a_joint_cells_feature():
     a, b = mech([2.0], 40_000, rng), mech([0.0], 40_000, rng)
     feats = [f.name for f in Featurizer.build(a, None, b).features]
     assert "cells(output)" in feats
-    r = audit(mech, [2.0], [0.0], PureDP(1.0), samples=400_000, seed=0)
+    r = audit(mech, [2.0], [0.0], PureDP(1.0), samples=400_000, seed=0, float_features=False)
     assert r.violation and 1.0 < r.epsilon_lower <= 2.0
     cells = [w for w in r.confirmed if w.event.feature_name == "cells(output)"]
     assert cells and "output[0]" in cells[0].event.describe()  # cells read as value ranges
@@ -262,7 +263,7 @@ def test_cells_and_row_events_are_calibrated_at_the_true_epsilon(kind, record_pr
     alpha, runs, over = 0.2, 50, 0
     for seed in range(runs):
         r = audit(mech, d, d_prime, PureDP(true_eps), samples=20_000, alpha=alpha, seed=seed,
-                  explore_fraction=0.5)
+                  explore_fraction=0.5, float_features=False)  # real-valued truth
         names = {f["name"] for f in r.features["features"]}
         assert required[kind] <= names
         over += r.epsilon_lower > true_eps

@@ -210,7 +210,7 @@ def test_confirm_best_is_executor_independent_and_relearns_the_chosen_pair(monke
     monkeypatch.setattr(dpcheck.core.confirm, "CHUNK", 20_000)  # several chunks per side
     mech = RepeatedLaplace(0.1, 5)
     pairs = [([1.0], [0.0]), ([0.0], [1.0])]
-    kw = dict(samples=60_000, seed=4, confirm="best")
+    kw = dict(samples=60_000, seed=4, confirm="best", float_features=False)  # real-valued ε
     local = audit_pairs(mech, pairs, PureDP(0.1), **kw)
     with ThreadPoolExecutor(2) as pool:
         remote = audit_pairs(mech, pairs, PureDP(0.1), executor=pool, **kw)
@@ -232,7 +232,7 @@ def test_confirm_best_caps_the_re_exploration_memory(monkeypatch):
 
     mech = RepeatedLaplace(0.1, 5)
     pairs = [([1.0], [0.0]), ([0.0], [1.0])]
-    kw = dict(samples=60_000, seed=4, confirm="best")
+    kw = dict(samples=60_000, seed=4, confirm="best", float_features=False)  # real-valued ε
     n_explore = exploration_size(60_000)
     uncapped = round(0.1 * (n_explore + 2 * (60_000 - 2 * n_explore)))
     assert uncapped == 10_200  # the cap below binds

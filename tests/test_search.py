@@ -45,7 +45,7 @@ def test_finds_svt_violations(name: str, confirm: int, explore: int) -> None:
     e = get(name)
     s = dpcheck.find_counterexample(e.mechanism, e.claim, pairs=query_vector_pairs(10),
                                     samples=confirm, explore_samples=explore, max_examples=10,
-                                    seed=0)
+                                    seed=0, float_features=e.float_features)
     _report(name, s)
     assert s.found
     assert s.audit is not None and s.audit.violation
