@@ -101,3 +101,41 @@ def em_stage_ratio(n: int, masks: list[int], d1: Sample, d2: Sample, kmask: int,
         return sum(v for p, v in wt.items() if p & kmask == kappa) / sum(wt.values())
 
     return w(d1) / w(d2)
+
+
+def subsample_eps(eps: float, m: int, n: int) -> float:
+    """Pure-DP bound for "draw m of the n records uniformly with replacement, run an eps-DP A"
+    under substitution of one record (Step 2c of Algorithm 5 / A′ of Theorem 6.1), derived
+    here: with J ~ Bin(m, 1/n) copies of the changed record drawn and ``f_0`` the law of A on m
+    draws from the n − 1 common records, coupling the J copies with fresh common draws and
+    group privacy give ``e^{−εj} f_0 ≤ f_j^{(t)} ≤ e^{εj} f_0`` for both neighbours, hence
+
+        ε′ ≤ ln E[e^{εJ}] − ln E[e^{−εJ}] = m [ln(1 + (e^ε − 1)/n) − ln(1 + (e^{−ε} − 1)/n)].
+
+    Parameters
+    ----------
+    eps
+        Privacy parameter of the inner algorithm.
+    m, n
+        Draws and records.
+    """
+    return m * (math.log1p(math.expm1(eps) / n) - math.log1p(math.expm1(-eps) / n))
+
+
+def relabel_round_bound(n_d: int, eps: float = 1.0) -> float:
+    """Pure-DP bound of one A_RelabelAndLearn round as Algorithms 4/5 run it (relabel EM at
+    ε = 1 with an integer score within {r_κ, r_κ + 1} over κ's extensions — #errors and score
+    (17), see the module docstring — then ⌊n_d/9⌋ draws with replacement from D̃ and an
+    ``eps``-DP learner): the proof of Lemma 5.3 with ``w1/w2 ≤ (1 + √e)²`` in place of 4e and
+    the subsampling bound :func:`subsample_eps` in place of ε_A:
+    ``ln (1 + √e)² + subsample_eps(eps, ⌊n_d/9⌋, n_d)`` (2.208 at n_d = 99; vs 1 + ln 4e =
+    3.386). A change in T leaves D̃ unchanged and the EM scores equal: ``ln 4`` only.
+
+    Parameters
+    ----------
+    n_d
+        |D| of the round.
+    eps
+        The inner learner's ε (the paper's L-EM: 1).
+    """
+    return math.log(em_stage_sup_errors(1.0)) + subsample_eps(eps, n_d // 9, n_d)
