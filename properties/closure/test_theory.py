@@ -72,6 +72,58 @@ def test_errors_score_matched_sensitivity(variant: str, data: st.DataObject) -> 
                 assert abs(int(q1[i]) - int(q2[j])) <= 1
 
 
+#: issue-27 mutants of the #errors score: the score scaled by 1.25 (a constant factor) and the
+#: added example counted twice (a reused record / off-by-one)
+ERRORS_SCORE_MUTANTS = ("score_times_1_25", "score_added_twice")
+
+
+def _score(variant: str, h: ConceptClass, s: list[tuple[int, int]],
+           e: tuple[int, int]) -> np.ndarray:
+    """q(S ∪ {e}, ·) over H from the code under test (``mistakes``), or a mutant of it."""
+    if variant == "score_added_twice":
+        return np.asarray(mistakes(h, [*s, e, e]), float)
+    scale = 1.25 if variant == "score_times_1_25" else 1.0
+    return scale * np.asarray(mistakes(h, [*s, e]), float)
+
+
+@pytest.mark.claim(paper="004", ref="Example 5.2", kind="privacy")
+@pytest.mark.parametrize("variant", ["reference", *(pytest.param(v, marks=pytest.mark.mutant(v))
+                                                   for v in ERRORS_SCORE_MUTANTS)])
+def test_errors_score_matched_sensitivity_exhaustive(variant: str, dp_record: Any,
+                                                     dp_sensitivity: Any) -> None:
+    """Example 5.2 (Definition 5.1, k = 1) exhaustively, issue 27: every class on X = {0, 1}
+    (15), every S over X × {0,1} with |S| ≤ 4 (as multisets: order does not enter #errors, 70),
+    every pair of added examples (16) and every pair h, h′ agreeing on S's points. The worst
+    |q(S ∪ {(x,y)}, h) − q(S ∪ {(x′,y′)}, h′)| is exactly 1 = k (attained, e.g. S = ∅, h = h′
+    erring on (x, y) only), so slack 1 and any inflation of the score is caught: detectable
+    overspend 1 + 1e-9 (exact). Mutants: the score ×1.25 (worst 1.25) and the added example
+    counted twice (worst 2)."""
+    import itertools
+    cells = [(x, y) for x in range(2) for y in range(2)]
+    samples = [list(c) for k in range(5) for c in itertools.combinations_with_replacement(cells, k)]
+    worst, witness = 0.0, None
+    for masks in (m for k in range(1, 5) for m in itertools.combinations(range(4), k)):
+        h = from_masks(2, masks)
+        for s in samples:
+            agree = np.array([[_agree_on(hi, hj, s) for hj in h.masks] for hi in h.masks])
+            q = {e: _score(variant, h, s, e) for e in cells}
+            for e1, e2 in itertools.product(cells, repeat=2):
+                diff = np.where(agree, np.abs(q[e1][:, None] - q[e2][None, :]), 0.0)
+                if diff.max() > worst:
+                    i, j = np.unravel_index(int(diff.argmax()), diff.shape)
+                    worst = float(diff.max())
+                    witness = (masks, s, e1, e2, h.masks[i], h.masks[j])
+    dp_record("example_5_2_exhaustive", {"variant": variant, "worst": worst,
+                                         "witness": repr(witness)})
+    if variant == "reference":
+        assert worst == 1.0                      # k = 1 is attained: the bound is tight
+        dp_sensitivity(loss=worst, bound=1.0, detectable_overspend=1.0 + 1e-9,
+                       basis="exact worst matched-sensitivity difference of #errors over all "
+                             "classes on 2 points, |S| <= 4, all added pairs and agreeing "
+                             "h, h' = 1 = k; any score inflation c > 1 gives c")
+    assert worst <= 1.0, f"matched sensitivity {worst} > 1 at {witness}"
+
+
 @pytest.mark.claim(paper="004", ref="Example 5.2", kind="privacy")
 @SETTINGS
 @given(data=st.data())
