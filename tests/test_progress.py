@@ -42,7 +42,7 @@ def test_old_style_callbacks_still_get_done_and_total() -> None:
 def test_pairs_label_their_phases_and_count_to_the_whole_budget() -> None:
     for confirm in ("each", "best"):
         calls: list[tuple[int, int, str]] = []
-        dpcheck.audit_pairs(mech, [([1.0], [0.0]), ([2.0], [1.0])], dpcheck.PureDP(1.0),
+        dpcheck.audit_pairs(mech, [([1.0], [0.0]), ([0.0], [1.0])], dpcheck.PureDP(1.0),
                             samples=50_000, seed=0, float_features=False, confirm=confirm,
                             progress=lambda d, t, phase: calls.append((d, t, phase)))
         assert calls[-1][:2] == (200_000, 200_000), confirm

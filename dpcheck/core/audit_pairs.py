@@ -21,15 +21,6 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
   by ``√m``) and no Bonferroni factor ``m`` is paid; the price is that a pair not chosen is
   not certified at all. With one pair it is ``confirm="each"``.
 
-Swapped and repeated pairs are merged: ``(d′, d)`` is the same test as ``(d, d′)`` (every event
-is tried and confirmed in both directions, and a claim holds on both orders of a neighbouring
-pair or on neither), so each distinct pair is audited once on the budget of all its copies —
-``samples·copies`` per side, the same number of mechanism calls. Input-pattern generators list
-every pattern in both orders (DP-Sniper's and StatDP's); audited as separate pairs, a copy
-halves each pattern's exploration and doubles the number of noisy scores the choice of the
-best pair maximises over. Datasets are compared by type and value (``[1]`` and ``[1.0]`` are
-different inputs); :attr:`PairsResult.same_as` maps every pair to the one audited for it.
-
 Why a pilot: the validation scores that rank events inside a pair extrapolate rare events to
 the confirmation size, and their maximum over pairs is a winner's curse (an event seen 4 times
 under D and never under D′ projects a bound near 2 on SVT3, whose true ε is 0.5). The events are
@@ -68,7 +59,6 @@ from dpcheck.core.audit import audit, finish
 from dpcheck.core.certify import family_levels
 from dpcheck.core.confirm import confirm_counts, oriented_counts
 from dpcheck.core.explore import exploration_size, explore, setup_audit
-from dpcheck.core.pair_keys import same_as
 from dpcheck.core.results import AuditResult
 from dpcheck.errors import InvalidArgument, PrivacyViolation
 from dpcheck.internal.progress import Reporter, reporter
@@ -88,10 +78,7 @@ class PairsResult:
     them are re-explored and ``refined`` holds their best projected bound on the validation
     half of the re-exploration (``None`` for the others; ``refined`` is ``None`` when nothing
     was re-explored); the confirmed pair is the one with the largest refined score, or the
-    largest pilot score when nothing was re-explored. ``same_as`` (``None`` when all pairs are
-    distinct): for each pair the index of the first pair equal to it or to its swap, which was
-    audited for it on their pooled budget (module docstring); a merged copy's result is
-    ``None`` and its score that of the pair audited for it."""
+    largest pilot score when nothing was re-explored."""
 
     results: tuple[AuditResult | None, ...]
     best: int
@@ -99,7 +86,6 @@ class PairsResult:
     confirm: Literal["each", "best"] = "each"
     scores: tuple[float, ...] | None = None
     refined: tuple[float | None, ...] | None = None
-    same_as: tuple[int, ...] | None = None
 
     @property
     def confirmed(self) -> tuple[AuditResult, ...]:
@@ -149,7 +135,6 @@ class PairsResult:
                 "p_value": self.p_value, "confirm": self.confirm,
                 "scores": None if self.scores is None else list(self.scores),
                 "refined": None if self.refined is None else list(self.refined),
-                "same_as": None if self.same_as is None else list(self.same_as),
                 "results": [None if r is None else r.to_dict() for r in self.results]}
 
 
@@ -210,9 +195,6 @@ def audit_pairs(
             raise InvalidArgument(f"pairs[{i}]={pair!r} must be a (d, d_prime) pair")
     if confirm not in ("each", "best"):
         raise InvalidArgument(f"confirm={confirm!r} must be 'each' or 'best'")
-    same = same_as(pairs)
-    if same is not None:
-        return _merged(mechanism, pairs, claim, alpha, root, confirm, kwargs, same)
     if confirm == "best":
         return _confirm_best(mechanism, pairs, claim, alpha, root, kwargs)
     level = alpha / len(pairs)
@@ -224,30 +206,6 @@ def audit_pairs(
                                                    [len(pairs)] * len(pairs)))
     best = max(range(len(results)), key=lambda i: results[i].epsilon_lower)
     return PairsResult(results, best, alpha)
-
-
-def _merged(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, root: Any,
-            confirm: Literal["each", "best"], kwargs: dict[str, Any],
-            same: tuple[int, ...]) -> PairsResult:
-    """Audit the distinct pairs of ``pairs`` (:func:`~dpcheck.core.pair_keys.same_as`), each on ``samples·copies``
-    per side (the calls of all its copies: the merged budget is split evenly, rounded down),
-    and report the result on the original list."""
-    distinct = sorted(set(same))
-    default = inspect.signature(audit).parameters["samples"].default
-    samples = check_int(kwargs.get("samples", default), "samples", minimum=2)
-    inner = audit_pairs(mechanism, [pairs[i] for i in distinct], claim, alpha=alpha, seed=root,
-                        confirm=confirm, **{**kwargs, "samples": samples * len(pairs)
-                                           // len(distinct)})
-    at = {i: k for k, i in enumerate(distinct)}
-    results = tuple(inner.results[at[i]] if same[i] == i else None for i in range(len(pairs)))
-    scores = refined = None
-    if inner.scores is not None:
-        scores = tuple(inner.scores[at[same[i]]] for i in range(len(pairs)))
-    if inner.refined is not None:
-        refined = tuple(inner.refined[at[i]] if same[i] == i else None
-                        for i in range(len(pairs)))
-    return PairsResult(results, distinct[inner.best], alpha, inner.confirm, scores, refined,
-                       same)
 
 
 def _pair_progress(overall: Reporter | None, i: int, m: int) -> Any:
