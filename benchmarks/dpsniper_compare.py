@@ -24,6 +24,17 @@ Usage::
     python benchmarks/dpsniper_compare.py                 # 1e6 samples per side
     python benchmarks/dpsniper_compare.py --budgets 1e6 1e7 --only laplace_parallel
     python benchmarks/dpsniper_compare.py --seeds 0 1 2      # stability across seeds
+    python benchmarks/dpsniper_compare.py --originals --only rappor   # DP-Sniper's own classes
+
+``--originals`` adds, beside each zoo entry, DP-Sniper's own class with DP-Sniper's own pairs
+(``eth-sri/dp-sniper``: the mechanism of its ``exp_default`` run and the pairs of its
+``PatternGenerator`` on that run's input domain, both orders). DP-Sniper is never vendored: it
+must be importable (``dpsniper``) in the interpreter running this script, e.g. a separate
+environment ``python -m venv /tmp/sniper-venv``, ``pip install numpy scipy statsmodels mmh3
+threadpoolctl hypothesis matplotlib`` and ``pip install --no-deps <dp-sniper checkout>`` (its
+mechanism and input modules need neither torch nor pandas), run with this repository on
+``PYTHONPATH``. Its classes draw from numpy's global state; the adapter seeds that state from
+the audit's generator on every call, so runs are replayable.
 """
 
 from __future__ import annotations
@@ -35,7 +46,12 @@ import os
 import sys
 import tempfile
 import time
+import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import dpcheck
 from algorithms.zoo import get
@@ -79,21 +95,107 @@ BEFORE_1E6 = {
 }
 NAMES = tuple(EQUAL_CALLS)
 
+#: DP-Sniper's own form of each zoo entry: the ``dpsniper.mechanisms`` module and class with the
+#: constructor arguments of its ``exp_default`` run, and that run's input domain (dimensions,
+#: base type, range) and ``PatternGenerator`` neighbourhood flag (component-wise for SVT).
+ORIGINALS: dict[str, tuple[str, str, dict[str, Any], tuple[int, str, list[int], bool]]] = {
+    "rappor_one_time": ("rappor", "OneTimeRappor", {}, (1, "INT", [-10, 10], False)),
+    "svt1": ("sparse_vector_technique", "SparseVectorTechnique1", {"c": 1, "t": 0.5},
+             (10, "FLOAT", [-10, 10], True)),
+    "svt3": ("sparse_vector_technique", "SparseVectorTechnique3", {"c": 1, "t": 1},
+             (10, "FLOAT", [-10, 10], True)),
+    "svt6": ("sparse_vector_technique", "SparseVectorTechnique6", {"c": 1, "t": 1},
+             (10, "FLOAT", [-10, 10], True)),
+    "laplace_parallel": ("parallel", "LaplaceParallel", {"eps": 0.005, "n_parallel": 20},
+                         (1, "FLOAT", [-10, 10], False)),
+}
+#: DP-Sniper's own runs on its own classes and pairs at equal calls, as quoted in issue 30 item 3
+#: (seeds 0–3, 2·10⁶ calls per side per pair; not re-measured here): (mean, min, max).
+ORIGINAL_DP_SNIPER = {"rappor_one_time": (0.564, 0.53, 0.59), "svt1": (0.056, 0.018, 0.076)}
+NO_DPSNIPER = ("--originals needs DP-Sniper importable as `dpsniper` (eth-sri/dp-sniper, never "
+               "vendored here): install it in a separate environment (`pip install --no-deps "
+               "<checkout>` plus numpy and mmh3) and run this script from that environment with "
+               "this repository on PYTHONPATH (module docstring)")
+
+
+def original(name: str) -> tuple[Callable[..., Any], list[tuple[list[Any], list[Any]]]]:
+    """DP-Sniper's own mechanism and pairs for the zoo entry ``name`` (:data:`ORIGINALS`).
+
+    Parameters
+    ----------
+    name
+        A key of :data:`ORIGINALS`.
+
+    Returns
+    -------
+    mechanism, pairs
+        ``mechanism(data, size, rng)`` runs the DP-Sniper class's ``m(np.asarray(data),
+        n_samples=size)`` after seeding numpy's global state from ``rng`` (its outputs are
+        returned unchanged: dtype, shape, markers); ``pairs`` are its ``PatternGenerator``'s
+        pairs in its order (each pattern, then swapped).
+
+    Raises
+    ------
+    ImportError
+        If ``dpsniper`` is not importable (:data:`NO_DPSNIPER`).
+    """
+    import importlib
+
+    from dpsniper.input.input_domain import InputBaseType, InputDomain
+    from dpsniper.input.pattern_generator import PatternGenerator
+
+    module, cls, args, (dims, base, bounds, componentwise) = ORIGINALS[name]
+    mech = getattr(importlib.import_module(f"dpsniper.mechanisms.{module}"), cls)(**args)
+
+    def mechanism(data: Any, size: int, rng: np.random.Generator) -> Any:
+        np.random.seed(int(rng.integers(2**32)))
+        return mech.m(np.asarray(data), n_samples=size)
+
+    mechanism.__name__ = f"dpsniper.{cls}"
+    domain = InputDomain(dims, getattr(InputBaseType, base), bounds)
+    pairs = [(a.tolist(), b.tolist())
+             for a, b in PatternGenerator(domain, componentwise).get_input_pairs()]
+    return mechanism, pairs
+
+
+def pairs_ceiling(name: str, pairs: list[tuple[Any, Any]]) -> float | None:
+    """The largest exact ε over ``pairs`` where the zoo has an exact pair ε (one-time RAPPOR:
+    the differing Bloom bits; SVT1: quadrature of :mod:`algorithms.zoo.svt_exact`), else
+    ``None``. The zoo forms compute the same filters and laws as DP-Sniper's classes."""
+    entry = get(name)
+    if name == "rappor_one_time":
+        return max(entry.mechanism.pair_epsilon([int(d[0])], [int(dp[0])]) for d, dp in pairs)
+    if name == "svt1":
+        from algorithms.zoo.svt_exact import pair_epsilon
+        return max(pair_epsilon(entry.mechanism, d, dp) for d, dp in pairs)
+    return None
+
 
 def run(name: str, samples: int, seed: int, alpha: float, executor: object = None,
-        confirm: str = "best") -> dict[str, object]:
+        confirm: str = "best", form: str = "zoo") -> dict[str, object]:
+    """Audit one entry at one budget and seed; ``form`` is ``"zoo"`` (the zoo's mechanism and
+    pairs) or ``"original"`` (DP-Sniper's class and pairs, :func:`original`)."""
     entry = get(name)
+    mechanism, pair_list = entry.mechanism, list(entry.pairs)
+    if form == "original":
+        mechanism, pair_list = original(name)
     start = time.perf_counter()
-    pairs = dpcheck.audit_pairs(entry.mechanism, entry.pairs, entry.claim, samples=samples,
-                                seed=seed, alpha=alpha, features=entry.features,
-                                executor=executor, confirm=confirm)
+    with warnings.catch_warnings():
+        # the original adapter seeds numpy's global state from the audit's rng (replayable)
+        warnings.simplefilter("ignore", dpcheck.GlobalRandomStateWarning)
+        pairs = dpcheck.audit_pairs(mechanism, pair_list, entry.claim, samples=samples,
+                                    seed=seed, alpha=alpha, features=entry.features,
+                                    executor=executor, confirm=confirm)
     r = pairs.audit
     true_eps = entry.true_epsilon
     return {
         "mechanism": name,
+        "form": form,
+        "pairs": len(pair_list),
         "claimed_epsilon": entry.claim.epsilon,
         "true_epsilon": "inf" if math.isinf(true_eps) else true_eps,
         "true_epsilon_is_bound": entry.true_epsilon_is_bound,
+        "pairs_best_epsilon": pairs_ceiling(name, pair_list),
         "epsilon_lower": r.epsilon_lower,
         "per_pair": [None if x is None else x.epsilon_lower for x in pairs.results],
         "confirm": confirm,
@@ -101,13 +203,14 @@ def run(name: str, samples: int, seed: int, alpha: float, executor: object = Non
         "covered": bool(r.epsilon_lower <= true_eps + 1e-12),
         "violation": bool(r.violation),
         "samples_per_side": samples,
-        "mechanism_calls": 2 * samples * len(entry.pairs),
+        "mechanism_calls": 2 * samples * len(pair_list),
         "seconds": time.perf_counter() - start,
         "witness": r.witness.describe(),
         "method": "ratio" if r.witness.bound.ratio_low is not None else "union",
         "dp_sniper_equal_calls": EQUAL_CALLS[name],
         "dp_sniper_published": entry.published.get("dp_sniper_lr"),
-        "dpcheck_before_1e6": BEFORE_1E6.get(seed, {}).get(name) if samples == 10**6 else None,
+        "dpcheck_before_1e6": (BEFORE_1E6.get(seed, {}).get(name)
+                               if samples == 10**6 and form == "zoo" else None),
         "alpha": alpha,
         "seed": seed,
     }
@@ -115,13 +218,15 @@ def run(name: str, samples: int, seed: int, alpha: float, executor: object = Non
 
 def markdown(records: list[dict[str, object]]) -> str:
     lines = ["# dpcheck vs DP-Sniper (claimed ε = 0.1)", "",
-             ("| mechanism | true ε | samples/side | seed | dpcheck before | dpcheck | "
-              "DP-Sniper equal calls | DP-Sniper published (~1e9 calls) | confirm | seconds |"),
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             ("| mechanism | form (pairs) | true ε | best pair ε | samples/side | seed | "
+              "dpcheck before | dpcheck | DP-Sniper equal calls | DP-Sniper published (~1e9 "
+              "calls) | confirm | seconds |"),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         pub = r["dp_sniper_published"]
         lines.append(
-            f"| {r['mechanism']} | {fmt(r['true_epsilon'])} | {r['samples_per_side']:.0e} | "
+            f"| {r['mechanism']} | {r['form']} ({r['pairs']}) | {fmt(r['true_epsilon'])} | "
+            f"{fmt(r['pairs_best_epsilon'])} | {r['samples_per_side']:.0e} | "
             f"{r['seed']} | {fmt(r['dpcheck_before_1e6'])} | **{fmt(r['epsilon_lower'])}** | "
             f"{fmt(r['dp_sniper_equal_calls'])} | {fmt(pub)} | {r['confirm']} | "
             f"{r['seconds']:.1f} |")
@@ -134,21 +239,35 @@ def seed_summary(records: list[dict[str, object]]) -> list[dict[str, object]]:
     bounds, and how often the claimed ε = 0.1 is refuted (for the entries whose true ε is
     above it)."""
     out = []
-    groups: dict[tuple[str, int], list[float]] = {}
+    groups: dict[tuple[str, str, int], list[float]] = {}
     for r in records:
-        groups.setdefault((str(r["mechanism"]), int(r["samples_per_side"])), []).append(
-            float(r["epsilon_lower"]))
-    for (name, samples), ours in groups.items():
+        key = (str(r["mechanism"]), str(r["form"]), int(r["samples_per_side"]))
+        groups.setdefault(key, []).append(float(r["epsilon_lower"]))
+    for (name, form, samples), ours in groups.items():
         if len(ours) < 2 or name not in DP_SNIPER_SEEDS:
             continue
         protocol, theirs = DP_SNIPER_SEEDS[name]
+        if form == "original":
+            if name not in ORIGINAL_DP_SNIPER:
+                continue
+            mean, lo, hi = ORIGINAL_DP_SNIPER[name]
+            a = sorted(ours)
+            out.append({"mechanism": name, "form": form, "samples_per_side": samples,
+                        "seeds": len(ours), "dpcheck_mean": sum(ours) / len(ours),
+                        "dpcheck_min": a[0], "dpcheck_max": a[-1],
+                        "dp_sniper_protocol": "its classes and pairs, issue 30 (quoted)",
+                        "dp_sniper_mean": mean, "dp_sniper_min": lo, "dp_sniper_max": hi,
+                        "ranks_at_or_above": None, "ranks": None, "refuted_dpcheck": None,
+                        "refuted_dp_sniper": None})
+            continue
         k = min(len(ours), len(theirs))
         a, b = sorted(ours), sorted(theirs)
         rank_lo = [i * (len(a) - 1) // max(k - 1, 1) for i in range(k)]
         rank_hi = [i * (len(b) - 1) // max(k - 1, 1) for i in range(k)]
         true_eps = get(name).true_epsilon
         out.append({
-            "mechanism": name, "samples_per_side": samples, "seeds": len(ours),
+            "mechanism": name, "form": form, "samples_per_side": samples,
+            "seeds": len(ours),
             "dpcheck_mean": sum(ours) / len(ours), "dpcheck_min": a[0], "dpcheck_max": a[-1],
             "dp_sniper_protocol": protocol, "dp_sniper_mean": sum(theirs) / len(theirs),
             "dp_sniper_min": b[0], "dp_sniper_max": b[-1],
@@ -162,17 +281,18 @@ def seed_summary(records: list[dict[str, object]]) -> list[dict[str, object]]:
 
 def seed_markdown(rows: list[dict[str, object]]) -> str:
     lines = ["", "## Seed spread at equal calls (dpcheck α = 0.05; DP-Sniper confidence 0.9)", "",
-             "| mechanism | samples/side | seeds | dpcheck mean (min–max) | DP-Sniper mean "
-             "(min–max) | sorted ranks where dpcheck ≥ DP-Sniper | claim 0.1 refuted: "
-             "dpcheck / DP-Sniper |", "|---|---|---|---|---|---|---|"]
+             "| mechanism | form | samples/side | seeds | dpcheck mean (min–max) | DP-Sniper "
+             "mean (min–max) | sorted ranks where dpcheck ≥ DP-Sniper | claim 0.1 refuted: "
+             "dpcheck / DP-Sniper |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         refuted = ("—" if r["refuted_dpcheck"] is None else
                    f"{r['refuted_dpcheck']}/{r['seeds']} / {r['refuted_dp_sniper']}/10")
+        ranks = "—" if r["ranks"] is None else f"{r['ranks_at_or_above']}/{r['ranks']}"
         lines.append(
-            f"| {r['mechanism']} | {r['samples_per_side']:.0e} | {r['seeds']} | "
+            f"| {r['mechanism']} | {r['form']} | {r['samples_per_side']:.0e} | {r['seeds']} | "
             f"{r['dpcheck_mean']:.3f} ({r['dpcheck_min']:.3f}–{r['dpcheck_max']:.3f}) | "
             f"{r['dp_sniper_mean']:.3f} ({r['dp_sniper_min']:.3f}–{r['dp_sniper_max']:.3f}; "
-            f"{r['dp_sniper_protocol']}) | {r['ranks_at_or_above']}/{r['ranks']} | {refuted} |")
+            f"{r['dp_sniper_protocol']}) | {ranks} | {refuted} |")
     return "\n".join(lines) + "\n"
 
 
@@ -201,20 +321,34 @@ def main(argv: list[str] | None = None) -> int:
                         help="audit seeds (several: stability across seeds)")
     parser.add_argument("--confirm", choices=("each", "best"), default="best",
                         help="audit_pairs mode (see the module docstring)")
+    parser.add_argument("--originals", action="store_true",
+                        help="also run DP-Sniper's own classes on its own pairs (needs "
+                             "`dpsniper` importable; module docstring)")
     parser.add_argument("--out", default="reports/bench")
     args = parser.parse_args(argv)
+    forms = ("zoo",)
+    if args.originals:
+        try:
+            import dpsniper  # noqa: F401
+        except ImportError:
+            print(NO_DPSNIPER, file=sys.stderr)
+            return 2
+        forms = ("zoo", "original")
     records = []
     for budget in args.budgets:
         for name in NAMES:
-            for seed in args.seeds if args.only in name else ():
-                rec = run(name, int(budget), seed, args.alpha, confirm=args.confirm)
-                print(json.dumps({k: rec[k] for k in ("mechanism", "samples_per_side", "seed",
-                                                      "epsilon_lower", "dp_sniper_equal_calls",
-                                                      "seconds")}), flush=True)
-                records.append(rec)
+            for form in forms:
+                for seed in args.seeds if args.only in name else ():
+                    rec = run(name, int(budget), seed, args.alpha, confirm=args.confirm,
+                              form=form)
+                    print(json.dumps({k: rec[k] for k in (
+                        "mechanism", "form", "pairs", "samples_per_side", "seed",
+                        "epsilon_lower", "pairs_best_epsilon", "chosen_pair", "seconds")}),
+                        flush=True)
+                    records.append(rec)
     out = Path(args.out)
     suffix = ("" if not args.only else f"_{args.only}") + (
-        "" if args.confirm == "best" else "_each")
+        "" if args.confirm == "best" else "_each") + ("_originals" if args.originals else "")
     spread = seed_summary(records)
     write_atomic(out / f"dpsniper_compare{suffix}.json",
                  json.dumps({"records": records, "seed_spread": spread}, indent=1) + "\n")
