@@ -20,19 +20,13 @@ import numpy as np
 
 import dpcheck
 from algorithms.mechanisms.primitives import GeometricSum, RandomizedResponse
+from algorithms.zoo import exact_pmf
 from dpcheck.cell_bounds import renyi_lower_from_cells, rho_lower_from_cells
 from dpcheck.exact import privacy_loss
 
 KEYS = {"gdp": "mu", "zcdp": "rho", "rdp2": "epsilon_at_alpha"}
 
 
-def pmf(mech, data) -> dict:
-    if hasattr(mech, "pmf"):
-        return mech.pmf(data)
-    k = int(600 / mech.epsilon)
-    z = np.arange(-k, k + 2)
-    w = np.exp(mech.log_pmf(data, z))
-    return dict(zip(z.tolist(), (w / w.sum()).tolist()))
 
 
 def claim_of(kind: str, value: float):
@@ -68,7 +62,7 @@ def main() -> None:
              ("geometric eps=1", GeometricSum(1.0), [1], [])]
     print(f"samples per side {args.samples}, alpha {args.alpha}, seeds 0..{args.seeds - 1}")
     for name, mech, d, d_prime in cases:
-        ex = privacy_loss(pmf(mech, d), pmf(mech, d_prime))
+        ex = privacy_loss(exact_pmf(mech, d), exact_pmf(mech, d_prime))
         p, q = np.asarray(ex.p_values), np.asarray(ex.q_values)
         exact = {"gdp": ex.mu(), "zcdp": ex.rho(), "rdp2": ex.renyi(2.0)}
         for kind, value in exact.items():

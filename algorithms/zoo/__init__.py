@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from dpcheck.claims import ApproxDP, PureDP
 
-__all__ = ["ZooEntry", "register", "entries", "get", "MODULES"]
+__all__ = ["ZooEntry", "register", "entries", "get", "MODULES", "exact_pmf"]
 
 #: Zoo modules imported by :func:`entries` (each registers its entries on import).
 MODULES = ("algorithms.zoo.additive", "algorithms.zoo.selection", "algorithms.zoo.svt",
@@ -130,3 +130,18 @@ def get(name: str) -> ZooEntry:
     except KeyError:
         known = ", ".join(sorted(_REGISTRY))
         raise KeyError(f"no zoo entry {name!r}; known: {known}") from None
+
+
+def exact_pmf(mech: Any, data: Any) -> dict[Any, float]:
+    """The exact pmf of ``mech`` on ``data``: ``mech.pmf`` where there is one, else the
+    geometric mechanism's ``log_pmf`` on [−k, k + 1] with k = 600/ε (the same window for both
+    datasets of a pair; the mass outside is below e^{−600}), normalised."""
+    import numpy as np
+
+    if hasattr(mech, "pmf"):
+        return mech.pmf(data)
+    k = int(600 / mech.epsilon)
+    z = np.arange(-k, k + 2)
+    w = np.exp(mech.log_pmf(data, z))
+    return dict(zip(z.tolist(), (w / w.sum()).tolist()))
+

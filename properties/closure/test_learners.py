@@ -25,6 +25,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from algorithms.beside import load_beside
 from algorithms.closure import EMLearner, RelabelAndLearn, counts_of, error_counts
 from algorithms.closure.relabel import _draw, relabelled_cells
 from algorithms.closure.learners import (ExponentialLearner, SubsampledLearner, em_tail_bound,
@@ -438,20 +439,9 @@ def test_relabel_em_stage_regression() -> None:
     assert w1 / w2 <= _IND.em_stage_sup_errors(1.0) * (1 + TOL)
 
 
-def _load_independent() -> Any:
-    """properties/closure/independent.py (issue-27 bounds; no code shared with algorithms/),
-    loaded by path."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "closure_independent", Path(__file__).with_name("independent.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-_IND = _load_independent()
+_IND = load_beside(__file__, "independent.py")
 
 #: issue-27 mutants of A_Relabel's EM stage: (factor on its ε = 1, the last record of D scored
 #: twice - an off-by-one in the score's range)

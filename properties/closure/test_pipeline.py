@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from algorithms.beside import load_beside
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, class_labels
 from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic,
                                       PrefixIgnoredClosureLearn, SwappedArgumentsClosureLearn,
@@ -51,25 +52,25 @@ H4 = thresholds(4)
 
 
 
+
+def _record_power(dp_sensitivity: Any, r: Any, bound: float, what: str) -> None:
+    """Issue 27: the utility test's slack (measured failure rate / its β) and the smallest
+    failure-rate inflation its exact binomial test catches with power 0.9 at its α."""
+    inflation = detectable_inflation(r.trials, bound, r.confidence)
+    dp_sensitivity(loss=r.failure_rate, bound=bound,
+                   detectable_overspend=inflation if math.isfinite(inflation) else None,
+                   basis=f"loss: measured failure rate ({r.trials} runs, {what}) / beta; "
+                         "overspend: smallest failure-rate inflation of beta the exact "
+                         "binomial test catches with power 0.9 at this test's alpha")
+
 # ----------------------------------------------------------------------------- Theorem 2.4
 
-def _load_independent() -> Any:
-    """properties/closure/independent.py (issue-27 bounds; no code shared with algorithms/),
-    loaded by path."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "closure_independent", Path(__file__).with_name("independent.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 #: Issue 27: a tighter derived bound for one relabel-and-learn round (independent.py:
 #: ln (1 + √e)² for the relabel EM with an integer score in {r, r + 1} over a pattern's
 #: extensions, plus the with-replacement subsampling bound of the ε = 1 L-EM on ⌊|D|/9⌋ draws)
-_IND = _load_independent()
+_IND = load_beside(__file__, "independent.py")
 
 def _m(name: str, *args: Any) -> Any:
     return pytest.param(name, *args, marks=pytest.mark.mutant(name))
@@ -215,12 +216,7 @@ def test_private_agnostic_utility_derived_chain(variant: str, dp_accuracy: Any,
                                            "bound_excess": 3 * alpha + 2 * alpha_a,
                                            "failure_rate": r.failure_rate})
     if variant == "reference":
-        inflation = detectable_inflation(r.trials, 4 * b, r.confidence)
-        dp_sensitivity(loss=r.failure_rate, bound=4 * b,
-                       detectable_overspend=inflation if math.isfinite(inflation) else None,
-                       basis=f"utility part: measured failure rate ({r.trials} runs) / beta; "
-                             "overspend: smallest failure-rate inflation of beta=0.1 the exact "
-                             "binomial test catches with power 0.9 at this test's alpha")
+        _record_power(dp_sensitivity, r, 4 * b, "utility part")
 
 
 # ----------------------------------------------------------------------------- Lemma 7.2
@@ -362,12 +358,7 @@ def test_closure_learn_utility_derived_chain(setup: str, variant: str, dp_accura
                                   "total_n": 4 * d_size, "bound": 5 * alpha,
                                   "failure_rate": r.failure_rate})
     if variant == "reference":
-        inflation = detectable_inflation(r.trials, 8 * b, r.confidence)
-        dp_sensitivity(loss=r.failure_rate, bound=8 * b,
-                       detectable_overspend=inflation if math.isfinite(inflation) else None,
-                       basis=f"loss: measured failure rate ({r.trials} runs, {setup}); "
-                             "overspend: smallest failure-rate inflation of beta=0.1 the exact "
-                             "binomial test catches with power 0.9 at this test's alpha")
+        _record_power(dp_sensitivity, r, 8 * b, setup)
 
 
 @pytest.mark.claim(paper="004", ref="Theorem 7.1", kind="utility")

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts, BinClasParams,
                                        chunk_of)
 from algorithms.detectability import detectable_inflation, exact_overspend
-from algorithms.model_agnostic.utility import (APriv, MajorityLearner, apriv_error, apriv_errors,
+from algorithms.model_agnostic.utility import (APriv, MajorityLearner, apriv_errors,
                                                binclas_rates, h_priv_labels,
                                                noisy_threshold_counts, rate_parameters, theorem_3_2_cutoff,
                                                threshold_erm_counts)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -31,17 +32,17 @@ import numpy as np
 LP_RTOL = 1e-6
 
 
-def drawn_point_law(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, int], float]:
-    """Law of one point drawn uniformly from T^h in Algorithm 2 (seed 000) on thresholds over
-    {0..n_dom−1}: T = a uniform k-subset of S (k = ⌈εn⌉; multivariate hypergeometric over
-    S's distinct records), W = S minus T, Algorithm 1 picks a labeling L of T_X with mass
-    ∝ exp(−ε|W| q/2), q(h_a) = min_b dis_T(h_a, h_b) + err_W(h_b) (b over all thresholds
-    {0..n_dom}), one representative per labeling; the point is (x, h_L(x)) with probability
-    (copies of x in T)/k. For k = 1 this is the law of T^h."""
+def _labelled_t(s: np.ndarray, eps: float, n_dom: int
+                ) -> Iterator[tuple[float, dict[int, int], tuple[int, ...], int]]:
+    """The law of T^h in Algorithm 2 (seed 000) on thresholds over {0..n_dom−1}: yields
+    ``(mass, tx, labels, k)`` — T's point counts ``tx`` (x → copies), the labeling ``labels``
+    of T_X (in ``tx``'s order) Algorithm 1 picks, its probability and k = |T|. T = a uniform
+    k-subset of S (k = ⌈εn⌉; multivariate hypergeometric over S's distinct records), W = S
+    minus T, Algorithm 1 picks a labeling L of T_X with mass ∝ exp(−ε|W| q/2),
+    q(h_a) = min_b dis_T(h_a, h_b) + err_W(h_b) (b over all thresholds)."""
     n = len(s)
     k = math.ceil(eps * n - 1e-9)
     values, mult = np.unique(s, axis=0, return_counts=True)
-    out: dict[tuple[int, int], float] = {}
     for tc in itertools.product(*[range(min(int(c), k) + 1) for c in mult]):
         if sum(tc) != k:
             continue
@@ -63,52 +64,34 @@ def drawn_point_law(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, in
         top = max(logw.values())
         z = sum(math.exp(v - top) for v in logw.values())
         for lab in reps:
-            mass = weight * math.exp(logw[lab] - top) / z
-            for (x, t), y in zip(tx.items(), lab):
-                out[(x, y)] = out.get((x, y), 0.0) + mass * t / k
+            yield weight * math.exp(logw[lab] - top) / z, tx, lab, k
+
+
+def drawn_point_law(s: np.ndarray, eps: float, n_dom: int) -> dict[tuple[int, int], float]:
+    """Law of one point drawn uniformly from T^h (:func:`_labelled_t`): a labelled point
+    (x, L(x)) with probability (copies of x in T)/k. For k = 1 this is the law of T^h."""
+    out: dict[tuple[int, int], float] = {}
+    for mass, tx, lab, k in _labelled_t(s, eps, n_dom):
+        for (x, t), y in zip(tx.items(), lab):
+            out[(x, y)] = out.get((x, y), 0.0) + mass * t / k
     return out
 
 
 def drawn_multiset_law(s: np.ndarray, eps: float, n_dom: int,
                        m: int) -> dict[tuple[tuple[int, int], ...], float]:
     """Law of Procedure E's m draws (with replacement, as a sorted multiset of labelled points)
-    from T^h in Algorithm 2 (seed 000, Theorem 3.6's composite): T, W and the relabel law as in
-    :func:`drawn_point_law`, then a multinomial over T^h's labelled points with probabilities
-    (copies of x in T)/k."""
-    n = len(s)
-    k = math.ceil(eps * n - 1e-9)
-    values, mult = np.unique(s, axis=0, return_counts=True)
+    from T^h (:func:`_labelled_t`; Theorem 3.6's composite): a multinomial over T^h's labelled
+    points with probabilities (copies of x in T)/k."""
     out: dict[tuple[tuple[int, int], ...], float] = {}
-    for tc in itertools.product(*[range(min(int(c), k) + 1) for c in mult]):
-        if sum(tc) != k:
-            continue
-        weight = math.prod(math.comb(int(c), t) for c, t in zip(mult, tc)) / math.comb(n, k)
-        wc = [int(c) - t for c, t in zip(mult, tc)]
-        tx: dict[int, int] = {}
-        for (x, _), t in zip(values.tolist(), tc):
-            tx[x] = tx.get(x, 0) + t
-        tx = {x: t for x, t in tx.items() if t > 0}
-        errw = [sum(c * int(int(x >= b) != y) for (x, y), c in zip(values.tolist(), wc))
-                for b in range(n_dom + 1)]
-        reps: dict[tuple[int, ...], int] = {}
-        for a in range(n_dom + 1):
-            reps.setdefault(tuple(int(x >= a) for x in tx), a)
-        q = {lab: min(sum(t * int((x >= a) != (x >= b)) for x, t in tx.items()) / k
-                      + errw[b] / (n - k) for b in range(n_dom + 1))
-             for lab, a in reps.items()}
-        logw = {lab: -eps * (n - k) * v / 2 for lab, v in q.items()}
-        top = max(logw.values())
-        z = sum(math.exp(v - top) for v in logw.values())
-        for lab in reps:
-            mass = weight * math.exp(logw[lab] - top) / z
-            points = list(zip(tx, lab))
-            for comp in itertools.product(range(m + 1), repeat=len(points)):
-                if sum(comp) != m:
-                    continue
-                pr = math.factorial(m) / math.prod(math.factorial(c) for c in comp) * math.prod(
-                    (tx[x] / k) ** c for (x, _), c in zip(points, comp))
-                key = tuple(sorted(pt for pt, c in zip(points, comp) for _ in range(c)))
-                out[key] = out.get(key, 0.0) + mass * pr
+    for mass, tx, lab, k in _labelled_t(s, eps, n_dom):
+        points = list(zip(tx, lab))
+        for comp in itertools.product(range(m + 1), repeat=len(points)):
+            if sum(comp) != m:
+                continue
+            pr = math.factorial(m) / math.prod(math.factorial(c) for c in comp) * math.prod(
+                (tx[x] / k) ** c for (x, _), c in zip(points, comp))
+            key = tuple(sorted(pt for pt, c in zip(points, comp) for _ in range(c)))
+            out[key] = out.get(key, 0.0) + mass * pr
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from algorithms.beside import load_beside
 from algorithms.realizable_to_agnostic.bounds import theorem36_bounds
 from algorithms.realizable_to_agnostic.composite import Composite
 from algorithms.realizable_to_agnostic.testbeds import (
@@ -87,23 +88,13 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
 
 
 
-def _load_independent() -> Any:
-    """properties/realizable_to_agnostic/independent.py, loaded by path."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "rta_independent", Path(__file__).with_name("independent.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # Issue 27: with m = 1, A_PAC sees one point drawn from T^h; the supremum of the composite's
 # ε over ALL ε_p-DP A_PAC at the pair is the exact linear-fractional programme of
 # independent.py (law of the drawn point re-derived from Algorithms 1, 2 and Procedure E; no
 # code shared with algorithms/).
-_IND = _load_independent()
+_IND = load_beside(__file__, "independent.py")
 _NODES = [(x, y) for x in range(6) for y in range(2)]
 #: config B of CONFIGS (count base, x* = 0) and B2: the "cell_rr" base (RR on "the drawn point
 #: is (3, 0)", x* = 3 the common value), which attains the supremum at this pair

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from algorithms.beside import load_beside
 from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
@@ -31,16 +32,6 @@ from dpcheck.exact import privacy_loss
 TOL = 1e-9
 
 
-def load_independent() -> Any:
-    """properties/realizable_to_agnostic/independent.py, loaded by path."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location(
-        "rta_independent", Path(__file__).with_name("independent.py"))
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _rand(rng: np.random.Generator, n: int, dom: int) -> np.ndarray:
@@ -131,7 +122,7 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
 # learners, computed in properties/realizable_to_agnostic/independent.py (no code shared with
 # algorithms/; derivation there): at the tested (n, ε) k = ⌈εn⌉ = 1, so A sees one labelled
 # point, T^h = (x, relabel label), and the supremum is an exact linear-fractional programme.
-_IND = load_independent()
+_IND = load_beside(__file__, "independent.py")
 TIGHT_END_TO_END_MUTANTS = ["base_eps_1_25", "k_plus_1", "base_eps5"]
 
 

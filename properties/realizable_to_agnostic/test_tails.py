@@ -19,10 +19,8 @@ from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import (
     draw_subset_counts,
     relabel_log_probs,
-    relabel_scores,
 )
 from algorithms.realizable_to_agnostic.bounds import em_tail
-from algorithms.realizable_to_agnostic.core import multiplicity
 
 TOL = 1e-12
 

@@ -23,7 +23,7 @@ import pytest
 from scipy.special import ndtri
 
 import dpcheck
-from algorithms.zoo import entries, get
+from algorithms.zoo import entries, exact_pmf, get
 from dpcheck.exact import ExactPrivacy, privacy_loss
 
 GAUSSIANS = [e for e in entries() if type(e.mechanism).__name__ == "GaussianSum"]
@@ -80,21 +80,11 @@ OVERSTATED = 0.5
 DISCRETE_SAMPLES = 3_000_000
 
 
-def pmf_of(mech, data) -> dict:
-    """The exact pmf: ``mech.pmf`` where there is one, else the geometric mechanism's
-    ``log_pmf`` on [−k, k + 1] with k = 600/ε (the same window for both datasets; the mass
-    outside is below e^{−600})."""
-    if hasattr(mech, "pmf"):
-        return mech.pmf(data)
-    k = int(600 / mech.epsilon)
-    z = np.arange(-k, k + 2)
-    w = np.exp(mech.log_pmf(data, z))
-    return dict(zip(z.tolist(), (w / w.sum()).tolist()))
 
 
 def exact_of(entry) -> ExactPrivacy:
     (d, d_prime), = entry.pairs
-    return privacy_loss(pmf_of(entry.mechanism, d), pmf_of(entry.mechanism, d_prime))
+    return privacy_loss(exact_pmf(entry.mechanism, d), exact_pmf(entry.mechanism, d_prime))
 
 
 def exact_value(ex: ExactPrivacy, kind: str) -> float:
