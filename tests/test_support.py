@@ -142,3 +142,8 @@ def test_support_floor_edges():
     f1 = support_floor(10_000, 90_000, alpha=0.0025, epsilon=1.0, delta=0.0)
     f2 = support_floor(100_000, 900_000, alpha=0.0025, epsilon=1.0, delta=0.0)
     assert f2 < f1 / 5  # ~1/n
+    # exploration-bound: with 10 exploration outputs and a huge confirmation the value must be
+    # seen with probability 0.9, i.e. 1 − (1 − p)^10 ≥ 0.9
+    seen_only = 1 - 0.1 ** (1 / 10)
+    assert seen_only <= support_floor(10, 10**6, alpha=0.0025, epsilon=1.0,
+                                      delta=0.0) <= seen_only * (1 + 1e-5)

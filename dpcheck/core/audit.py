@@ -63,7 +63,7 @@ from dpcheck.features.feature import FeatureMap
 from dpcheck.core.sequential import (PILOT_ALPHA, Stage, combined_p_value, pilot_budgets,
                                      run_pilot, shows_excess)
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
-from dpcheck.events.support import MAX_SUPPORT, support_floor
+from dpcheck.events.support import MAX_SUPPORT, SUPPORT_SHARE, has_identity, support_floor
 from dpcheck.stats import power_floor
 from dpcheck.validation import check_int
 
@@ -331,12 +331,14 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
         n = min(w.bound.n_p for w in certified.witnesses)
         floor = tuple(power_floor(n, alpha=levels[0], epsilon=claim.epsilon,
                                   delta=claim.delta))
-    if setup.support and certified.curve is None:
-        n_support = min(n_explore, MAX_SUPPORT)
-        share = sum(lv for c, lv in zip(explored.chosen, levels) if c.event.support)
-        rare = support_floor(n_support, min(w.bound.n_q for w in certified.witnesses),
-                             alpha=share / 2 if share else levels[0] / 2,
-                             epsilon=claim.epsilon, delta=claim.delta)
+    if (setup.support and certified.curve is None
+            and has_identity(explored.featurizer.features)):
+        # per support candidate: its level when both directions had one (an empty set is
+        # the one-sided-value-free case the floor speaks of: its share is that level too)
+        level = setup.alpha * SUPPORT_SHARE / 2
+        rare = support_floor(min(n_explore, MAX_SUPPORT),
+                             min(w.bound.n_q for w in certified.witnesses),
+                             alpha=level, epsilon=claim.epsilon, delta=claim.delta)
     relation = setup.relation
     return AuditResult(
         claim=claim,

@@ -41,7 +41,7 @@ from dpcheck.events.event import Candidate, Event
 from dpcheck.features.feature import Feature
 
 __all__ = ["SUPPORT_SHARE", "MAX_SUPPORT", "IDENTITY_FEATURES", "support_candidates",
-           "support_floor", "with_support"]
+           "support_floor", "with_support", "has_identity"]
 
 #: Share of an audit's α spent on the support candidates (both directions together).
 SUPPORT_SHARE = 0.1
@@ -50,6 +50,11 @@ SUPPORT_SHARE = 0.1
 MAX_SUPPORT = 1 << 17
 #: Names of the features whose values identify an output.
 IDENTITY_FEATURES = ("output", "row")
+
+
+def has_identity(features: Sequence[Feature]) -> bool:
+    """Whether the audit's features include one whose values identify an output."""
+    return _identity(features) is not None
 
 
 def _identity(features: Sequence[Feature]) -> int | None:
