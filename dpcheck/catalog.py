@@ -130,7 +130,9 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
         note = item.get("note", "")
         if not isinstance(note, str):
             raise InvalidArgument(f"{label}: note={note!r} must be a string")
-        slack = _sensitivity(item, "slack", 0.0, label)
+        # a utility reference that never failed at the tested size has slack 0 (its note
+        # gives the runs and the rate's upper confidence bound); a privacy loss of 0 is no test
+        slack = _sensitivity(item, "slack", 0.0, label, inclusive=item["kind"] == "utility")
         overspend = _sensitivity(item, "detectable_overspend", 1.0, label)
         if (slack is not None or overspend is not None) and (
                 item["status"] not in ("tested", "erratum")
@@ -146,15 +148,20 @@ def load_catalog(path: str | Path = DEFAULT_PATH) -> list[CatalogEntry]:
     return entries
 
 
-def _sensitivity(item: dict[str, object], name: str, above: float, label: str) -> float | None:
-    """An optional sensitivity figure: a finite number > ``above`` (slack > 0; detectable
-    overspend > 1, a factor), or absent."""
+def _sensitivity(item: dict[str, object], name: str, above: float, label: str,
+                 inclusive: bool = False) -> float | None:
+    """An optional sensitivity figure: a finite number > ``above`` (slack > 0, or ≥ 0 for a
+    utility result with ``inclusive``; detectable overspend > 1, a factor), or absent."""
     value = item.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            above < float(value) < float("inf")):
-        raise InvalidArgument(f"{label}: {name}={value!r} must be a finite number > {above:g}")
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+          and (above <= float(value) if inclusive else above < float(value))
+          and float(value) < float("inf"))
+    if not ok:
+        relation = ">=" if inclusive else ">"
+        raise InvalidArgument(f"{label}: {name}={value!r} must be a finite number "
+                              f"{relation} {above:g}")
     return float(value)
 
 

@@ -63,6 +63,18 @@ def test_catalogue_rejects_bad_figures(tmp_path: Path, extra: str, message: str)
         load_catalog(path)
 
 
+def test_a_utility_reference_that_never_failed_has_slack_zero(tmp_path: Path) -> None:
+    """Slack 0 is a measured figure for utility (0 failures at the tested size), not for
+    privacy (a loss of 0 means the test exercised nothing)."""
+    path = tmp_path / "catalog.toml"
+    path.write_text(ENTRY.replace('"privacy"', '"utility"').format(extra="slack = 0.0"))
+    (entry,) = load_catalog(path)
+    assert entry.slack == 0.0
+    path.write_text(ENTRY.replace('"privacy"', '"utility"').format(extra="slack = -0.1"))
+    with pytest.raises(InvalidArgument, match=r"slack=-0.1 must be a finite number >= 0"):
+        load_catalog(path)
+
+
 def test_catalogue_figures_reach_claims_list(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "catalog.toml"

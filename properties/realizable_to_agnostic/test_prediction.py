@@ -76,8 +76,16 @@ def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any,
     dp_record("procedure_p_privacy", {"variant": variant, "exact_epsilon": losses,
                                       "claim": eps, "epsilon_lower": r.epsilon_lower})
     if variant == "reference":
-        dp_sensitivity(loss=max(losses), bound=eps, detectable_overspend=None,
-                       basis="exact pmf, worst of the two realizable pairs / ε")
+        lo, hi = 1.0, 4.0           # aggregator budget factor at which the worst pair exceeds ε
+        s, sp = P_PAIRS[worst]
+        while hi - lo > 1e-3:
+            mid = (lo + hi) / 2
+            scaled = ProcedureP(5, 9, 0, epsilon=eps * mid)
+            lo, hi = ((mid, hi) if privacy_loss(scaled.pmf(s), scaled.pmf(sp)).epsilon
+                      <= eps + TOL else (lo, mid))
+        dp_sensitivity(loss=max(losses), bound=eps, detectable_overspend=hi,
+                       basis="exact pmf, worst of the two realizable pairs / ε; overspend by "
+                             "bisection on the aggregator's budget at that pair")
     assert r.violation or max(losses) <= eps + TOL
 
 
