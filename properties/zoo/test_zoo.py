@@ -1,7 +1,8 @@
 """The mechanism zoo as property tests (issue 3).
 
 * Every correct entry (tier A) passes its advertised claim on every listed worst-case pair.
-* Every buggy entry (tiers B, C) is reported as a violation on at least one of its pairs.
+* Every buggy entry (tiers B, C) is reported as a violation on at least one of its pairs (audited
+  in order, its ``LEAD_PAIR`` first, until one refutes the claim).
 * Every bound is honest: ``epsilon_lower <= true ε`` (for ``true_epsilon_is_bound`` entries the
   bound is an upper bound on the truth, so this still must hold).
 
@@ -59,13 +60,27 @@ def _param(entry: ZooEntry):
                         marks=pytest.mark.claim(kind="privacy", expect=expect))
 
 
-def _audit_all_pairs(entry: ZooEntry, dp_audit):
+#: Buggy entries whose largest loss reachable at the suite's budget is not on their first pair:
+#: the index of the pair audited first. svt3: ``half_half`` (exact loss 0.30; audited 0.18 at
+#: 4e6 per side, seed 0) — ``all_above`` attains the true 0.5 only through an event of
+#: probability ~4e-6 and audits at ~0.10 there.
+LEAD_PAIR = {"svt3": 3}
+
+
+def _audit_all_pairs(entry: ZooEntry, dp_audit, *, until_violation: bool = False):
+    """Audit the entry's pairs (its lead pair first); with ``until_violation``, stop after the
+    first pair whose audit refutes the claim (a buggy entry needs one witness; the calls'
+    α shares fall as 6/(π² i²), so the most revealing pair goes first)."""
     results = []
-    for d, d_prime in entry.pairs:
+    pairs = list(entry.pairs)
+    lead = LEAD_PAIR.get(entry.name, 0)
+    for d, d_prime in [pairs[lead], *pairs[:lead], *pairs[lead + 1:]]:
         samples = LARGER_BUDGET.get(entry.name, SAMPLES)
         results.append(dp_audit(entry.mechanism, d, d_prime, entry.claim, samples=samples,
                                 relation=entry.relation, features=entry.features,
-                float_features=entry.float_features))
+                                float_features=entry.float_features))
+        if until_violation and results[-1].violation:
+            break
     for r in results:
         assert r.epsilon_lower <= entry.true_epsilon + 1e-12, (
             f"{entry.name}: epsilon_lower={r.epsilon_lower} exceeds the true epsilon "
@@ -84,8 +99,8 @@ def test_correct_mechanism_passes_its_claim(entry, dp_audit):
                                    if not e.correct and e.name not in BELOW_RESOLUTION])
 def test_buggy_mechanism_is_caught(entry, dp_audit):
     """Tiers B and C: a violation on at least one pair (the plugin fails the test otherwise),
-    with an honest bound."""
-    results = _audit_all_pairs(entry, dp_audit)
+    with an honest bound. Pairs are audited until the first one refutes the claim."""
+    results = _audit_all_pairs(entry, dp_audit, until_violation=True)
     best = max(r.epsilon_lower for r in results)
     if math.isfinite(entry.true_epsilon) and not entry.true_epsilon_is_bound:
         assert best <= entry.true_epsilon
