@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import os
 import re
 import warnings
@@ -60,16 +61,42 @@ class ExactMechanism(SamplingMechanism, Protocol):
 
 
 def as_sampler(mechanism: Any) -> Sampler:
-    """Return the sampling function of ``mechanism`` (its ``.sample`` method, or itself)."""
+    """Return the sampling function of ``mechanism`` (its ``.sample`` method, or itself).
+
+    A function written ``f(data, size, *, rng)`` (``rng`` keyword-only, as numpy-style code
+    often is) is called with ``rng=`` (:class:`KeywordRng`)."""
     sample = getattr(mechanism, "sample", None)
-    if callable(sample):
-        return sample  # type: ignore[no-any-return]
-    if callable(mechanism):
-        return mechanism  # type: ignore[no-any-return]
+    fn = sample if callable(sample) else mechanism if callable(mechanism) else None
+    if fn is not None:
+        return KeywordRng(fn) if _keyword_only_rng(fn) else fn  # type: ignore[no-any-return]
     raise InvalidArgument(
         f"mechanism={mechanism!r} must be callable as mechanism(data, size, rng) "
         "or have a .sample(data, size, rng) method"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class KeywordRng:
+    """A sampler ``fn(data, size, *, rng)`` called as ``fn(data, size, rng=rng)`` (picklable
+    whenever ``fn`` is)."""
+
+    fn: Callable[..., Any]
+
+    def __call__(self, data: Any, size: int, rng: np.random.Generator) -> Any:
+        return self.fn(data, size, rng=rng)
+
+
+def _keyword_only_rng(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes ``rng`` as a keyword-only parameter and at most two positional
+    arguments (so ``fn(data, size, rng)`` would fail)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # builtins without a signature: call them positionally
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in params) or len(positional) >= 3:
+        return False
+    return any(p.name == "rng" and p.kind is p.KEYWORD_ONLY for p in params)
 
 
 def pmf_of(mechanism: Any) -> Callable[[Any], Mapping[Any, float]] | None:

@@ -320,3 +320,29 @@ def test_long_tailed_integer_output_keeps_a_half_line_slot(samples: int) -> None
     kinds = {c["event"]["kind"] for c in r.to_dict()["confirmed"]}
     assert kinds - {"atoms"}, kinds
     assert 0.09 <= r.epsilon_lower <= 0.1
+
+
+def _keyword_rng_laplace(data, size, *, rng):
+    return float(sum(data)) + rng.laplace(0.0, 1.0, size)
+
+
+def _positional_rng_laplace(data, size, rng):
+    return float(sum(data)) + rng.laplace(0.0, 1.0, size)
+
+
+def test_a_sampler_with_keyword_only_rng_is_called_with_rng_keyword() -> None:
+    """``f(data, size, *, rng)`` (numpy style) audits exactly like ``f(data, size, rng)``,
+    also on a process pool (the adapter pickles)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    import dpcheck
+
+    kw = dpcheck.audit(_keyword_rng_laplace, [0], [1], dpcheck.PureDP(1.0), samples=20_000, seed=3)
+    pos = dpcheck.audit(_positional_rng_laplace, [0], [1], dpcheck.PureDP(1.0), samples=20_000,
+                        seed=3)
+    assert kw.to_dict()["witness"] == pos.to_dict()["witness"]
+    assert kw.epsilon_lower == pos.epsilon_lower
+    with ProcessPoolExecutor(1) as pool:
+        pooled = dpcheck.audit(_keyword_rng_laplace, [0], [1], dpcheck.PureDP(1.0),
+                               samples=20_000, seed=3, executor=pool)
+    assert pooled.epsilon_lower == kw.epsilon_lower

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Event", "Candidate", "Direction", "Kind"]
+__all__ = ["Event", "Candidate", "Direction", "Kind", "count_events"]
 
 Direction = Literal["d>d_prime", "d_prime>d"]
 Kind = Literal["le", "gt", "interval", "outside", "atoms"]
@@ -152,6 +153,45 @@ def _json_value(v: Any) -> Any:
     if isinstance(v, tuple):
         return [_json_value(x) for x in v]
     return v
+
+
+def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArray[np.int64]:
+    """:meth:`Event.count` of each event, sorting each feature column once.
+
+    With the column sorted (NaN last), every half-line, interval and complement is counted by
+    two binary searches of its bounds and a set of atoms by two searches per atom, so a
+    shortlist of hundreds of events costs about one sort per feature instead of one pass over
+    the outputs per event. The counts equal :meth:`Event.count`'s (tested), NaN outputs included
+    (they belong to no event)."""
+    out = np.empty(len(events), dtype=np.int64)
+    by_feature: dict[int, list[int]] = {}
+    for i, ev in enumerate(events):
+        by_feature.setdefault(ev.feature, []).append(i)
+    for f, idx in by_feature.items():
+        x = np.sort(columns[f])
+        valid = x.size - (int(np.count_nonzero(np.isnan(x))) if x.dtype.kind in "fc" else 0)
+
+        def at_most(t: Any, x: NDArray[Any] = x) -> int:  # outputs ≤ t (NaN sorts last)
+            return int(np.searchsorted(x, t, "right"))
+
+        for i in idx:
+            ev = events[i]
+            if ev.kind == "le":
+                out[i] = at_most(ev.high)
+            elif ev.kind == "gt":
+                out[i] = valid - at_most(ev.low)
+            elif ev.kind == "interval":
+                out[i] = max(0, at_most(ev.high) - at_most(ev.low))
+            elif ev.kind == "outside":
+                lo, hi = at_most(ev.low), at_most(ev.high)
+                out[i] = lo + (valid - hi) - max(0, lo - hi)
+            else:
+                vals = np.unique(ev.values)
+                if vals.dtype.kind in "fc":
+                    vals = vals[~np.isnan(vals)]
+                out[i] = int(np.sum(np.searchsorted(x, vals, "right")
+                                    - np.searchsorted(x, vals, "left")))
+    return out
 
 
 @dataclass(frozen=True)

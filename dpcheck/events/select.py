@@ -45,7 +45,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.events.event import Candidate, Direction, Event
+from dpcheck.events.event import Candidate, Direction, Event, count_events
 from dpcheck.events.paired import AGGREGATE_PAIRS, RESERVED_SHRINK, pair_shortlist
 from dpcheck.events.pools import MAX_ATOMS, PER_FAMILY, Pool, best_per_family, feature_pool
 from dpcheck.events.projection import (
@@ -238,17 +238,19 @@ def _validate(short: _Shortlist, halves: _Halves,
     combined counts (numerator side first)."""
     val_d, val_dp = halves.val_d, halves.val_dp
     entries = short.entries
-    v_d = np.array([ev.count(val_d) for ev, _, _ in entries], dtype=np.int64)
-    v_dp = np.array([ev.count(val_dp) for ev, _, _ in entries], dtype=np.int64)
+    counted = [ev for ev, _, _ in entries] + [e for p in pairs for e in p[:2]]
+    all_d, all_dp = count_events(counted, val_d), count_events(counted, val_dp)
+    base = len(entries)
+    v_d, v_dp = all_d[:base], all_dp[:base]
     fwd = np.array([f for _, f, _ in entries], dtype=bool)
     v_p, v_q = np.where(fwd, v_d, v_dp), np.where(fwd, v_dp, v_d)
     gen_score = np.array([sc for _, _, sc in entries])
     short.partners = [None] * short.singles
-    for event, partner, forward, score, even in pairs:
+    for j, (event, partner, forward, score, even) in enumerate(pairs):
         if even:
             short.balanced.append(len(entries))
-        c = (event.count(val_d), event.count(val_dp), partner.count(val_d),
-             partner.count(val_dp))
+        at = base + 2 * j  # this pair's event, then its partner, in ``counted``
+        c = (all_d[at], all_dp[at], all_d[at + 1], all_dp[at + 1])
         entries.append((event, forward, score))
         short.partners.append(partner)
         pp, pq = (c[0] + c[3], c[1] + c[2]) if forward else (c[1] + c[2], c[0] + c[3])
