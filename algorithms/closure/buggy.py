@@ -45,8 +45,8 @@ import numpy as np
 
 from .pipelines import ClosureLearn, PrivateAgnostic
 from .relabel import (OVERSPEND, EMLearner, _draw, _outcomes, _subsample_counts, as_sample,
-                      class_labels,
-                      completion_scores, counts_of, error_counts, patterns, relabel_distribution)
+                      class_labels, completion_scores, counts_of, error_counts, patterns,
+                      relabel_distribution)
 from .learners import SubsampledLearner
 from .relabel_pmf import LabelRandomizedResponse
 from dpcheck.errors import InvalidArgument

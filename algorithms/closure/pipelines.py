@@ -44,9 +44,9 @@ from algorithms.mechanisms.primitives import _check_rng, _check_size
 from dpcheck.validation import fmt, check_int
 from dpcheck.errors import InvalidArgument
 
-from .relabel import (BUG5_EPSILON, BUGS, OVERSPEND, CellCountLearner, EMLearner, _digest, _draw, _outcomes, _subsample_counts,
-                      as_sample, completion_scores, counts_of, error_counts, patterns,
-                      relabel_distribution, relabelled_cells, support_of)
+from .relabel import (BUG5_EPSILON, BUGS, OVERSPEND, CellCountLearner, EMLearner, _digest, _draw,
+                      _outcomes, _subsample_counts, as_sample, completion_scores, counts_of,
+                      error_counts, patterns, relabel_distribution, relabelled_cells, support_of)
 from .relabel_pmf import relabel_and_learn_pmf, relabel_pattern_pmf
 
 __all__ = ["RelabelAndLearn", "PrivateAgnostic", "ClosureLearn"]

@@ -25,10 +25,16 @@ scores (two extensions both one below / one above, factor ``2e^{1/2}`` twice); f
 Algorithm 2 uses (#errors) an extension differs from its sibling by exactly the error at
 ``p_t``, which caps each factor at ``1 + e^{1/2}``.
 
+Issue 27, tight (:func:`sup_inner_loss`, :func:`closure_pair_sup`): the supremum of one
+round's loss over ALL ε_A-DP inner learners at a given pair, an LP over the learner's law per
+multiset of draws (derivation at the section below), and the cell-count learner of
+:func:`count_learner_in`, the closed form of its optimisers at the tested pairs.
+
 References
 ----------
-N. Alon, A. Beimel, S. Moran, U. Stemmer, COLT 2020: Definition 5.1, Example 5.2, Algorithm 2,
-Lemma 5.3 (proof: ``w_{1,h} ≤ 4e w_{2,h}``); notes ``shared/research/seed-004.md`` T-5.3.
+N. Alon, A. Beimel, S. Moran, U. Stemmer, COLT 2020: Definition 3.3, Definition 5.1, Example
+5.2, Algorithms 2, 4 and 5, Lemma 3.12, Lemma 5.3 (proof: ``w_{1,h} ≤ 4e w_{2,h}``), Theorem
+6.1, Lemma 7.2; notes ``shared/research/seed-004.md`` T-5.3.
 """
 from __future__ import annotations
 

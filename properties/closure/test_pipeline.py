@@ -9,6 +9,8 @@ gives ε_A′ + ln(4e) = 1 + 1 + 2 ln 2 ≈ 3.386; it is asserted on the *exact*
 audited pair (stronger than the printed constant). Lemma 7.2: each round is a
 Lemma 5.3 pipeline on its own chunk, the later rounds use earlier outputs only as
 post-processing, so the transcript is (4, 0)-DP (proof constant 3.386) by parallel composition.
+Issue 27, tight: beside both, the supremum of the loss over ALL (1, 0)-DP inner learners at
+the tested pair (an LP in ``independent.py``), attained by the extremal cell-count learner.
 
 References
 ----------
@@ -30,9 +32,11 @@ from algorithms.beside import load_beside
 from algorithms.closure import ClosureLearn, EMLearner, PrivateAgnostic, class_labels
 from algorithms.closure.buggy import (ErmClosureLearn, ErrorRateAgnostic,
                                       InnerEps125ClosureLearn, OneMoreDrawClosureLearn,
-                                      PrefixIgnoredClosureLearn, RelabelEps125ClosureLearn, SwappedArgumentsClosureLearn,
+                                      PrefixIgnoredClosureLearn, RelabelEps125ClosureLearn,
+                                      SwappedArgumentsClosureLearn,
                                       UnrelabeledClosureLearn, WrongCompletionClosureLearn)
-from algorithms.closure.relabel import OVERSPEND, CellCountLearner, _draw, _subsample_counts, relabelled_cells
+from algorithms.closure.relabel import (OVERSPEND, CellCountLearner, _draw, _subsample_counts,
+                                       relabelled_cells)
 from algorithms.detectability import detectable_inflation, exact_overspend
 from dpcheck.core.sampler_check import check_sampler
 from algorithms.closure.testbeds import (agnostic_size, closure_round_size, closure_trial,
