@@ -39,13 +39,14 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .pipelines import ClosureLearn, PrivateAgnostic
-from .relabel import (EMLearner, _draw, _outcomes, _subsample_counts, as_sample, class_labels,
-                      completion_scores, counts_of, error_counts, patterns, relabel_distribution)
+from .relabel import (OVERSPEND, EMLearner, _draw, _outcomes, _subsample_counts, as_sample,
+                      class_labels, completion_scores, counts_of, error_counts, patterns,
+                      relabel_distribution)
 from .learners import SubsampledLearner
 from .relabel_pmf import LabelRandomizedResponse
 from dpcheck.errors import InvalidArgument
@@ -410,3 +411,42 @@ class PrefixIgnoredClosureLearn(ClosureLearn):
         rest = [lr.labels for lr in self.learners[i + 1:]]
         return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest,
                                                                   d_counts))
+
+
+@dataclass(frozen=True)
+class RelabelEps125ClosureLearn(ClosureLearn):
+    """Issue 27 mutant: every round's relabel EM runs at ε = 1.25 instead of Algorithm 2's 1
+    (a 25 % overspend of the relabel step). True effect: a privacy bug, invisible to the
+    derived bound at |D_i| = 99 but caught by the supremum over all inner learners.
+
+    References
+    ----------
+    Seed 004, Algorithm 2 step 3, Algorithm 5 step 2b, Lemma 7.2.
+    """
+
+    relabel_epsilon: ClassVar[float] = OVERSPEND
+
+
+@dataclass(frozen=True)
+class InnerEps125ClosureLearn(ClosureLearn):
+    """Issue 27 mutant: the inner learners run at 1.25 times their ε (a 25 % overspend of A_i's
+    budget). Caught by the supremum over all 1-DP inner learners with the extremal learner.
+
+    References
+    ----------
+    Seed 004, Algorithm 5 step 2c, Lemma 7.2.
+    """
+
+    inner_scale: ClassVar[float] = OVERSPEND
+
+
+@dataclass(frozen=True)
+class OneMoreDrawClosureLearn(ClosureLearn):
+    """Issue 27 mutant: A′ draws ⌊|D_i|/9⌋ + 1 rows of D̃_i (off by one).
+
+    References
+    ----------
+    Seed 004, Algorithm 5 step 2c, Lemma 3.12, Lemma 7.2.
+    """
+
+    extra_draws: ClassVar[int] = 1

@@ -20,7 +20,9 @@ releasing Ṽ's labels covers it (post-processing); subsample size ``⌊|D|/9⌋
 Buggy variants (notes §6) for :class:`PrivateAgnostic`: ``"erm"`` (BUG-1: argmin instead of
 EM), ``"relabel_epsilon"`` (BUG-5: relabel EM at the caller's ε = 10 instead of 1),
 ``"release_pattern"`` (BUG-6: the chosen pattern is output with f), ``"release_t"`` (BUG-7:
-T̃ is published while privacy is claimed for all of S).
+T̃ is published while privacy is claimed for all of S); issue 27's subtle mutants
+``"relabel_eps_1_25"`` (relabel EM at 1.25), ``"inner_eps_1_25"`` (the inner learner at 1.25
+times its ε), ``"one_more_draw"`` (A′ draws ⌊|D|/9⌋ + 1 rows).
 
 References
 ----------
@@ -32,8 +34,8 @@ Lemma 5.3, Claim 5.4, Theorem 2.4 = Theorem 6.1, Lemma 7.2, Lemma 7.3, Theorem 7
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,9 +44,9 @@ from algorithms.mechanisms.primitives import _check_rng, _check_size
 from dpcheck.validation import fmt, check_int
 from dpcheck.errors import InvalidArgument
 
-from .relabel import (BUG5_EPSILON, BUGS, EMLearner, _digest, _draw, _outcomes, _subsample_counts,
-                      as_sample, completion_scores, counts_of, error_counts, patterns,
-                      relabel_distribution, relabelled_cells, support_of)
+from .relabel import (BUG5_EPSILON, BUGS, OVERSPEND, CellCountLearner, EMLearner, _digest, _draw,
+                      _outcomes, _subsample_counts, as_sample, completion_scores, counts_of,
+                      error_counts, patterns, relabel_distribution, relabelled_cells, support_of)
 from .relabel_pmf import relabel_and_learn_pmf, relabel_pattern_pmf
 
 __all__ = ["RelabelAndLearn", "PrivateAgnostic", "ClosureLearn"]
@@ -139,7 +141,7 @@ class PrivateAgnostic:
     """
 
     cls: ConceptClass
-    learner: EMLearner | None = None
+    learner: EMLearner | CellCountLearner | None = None
     bug: str | None = None
 
     def __post_init__(self) -> None:
@@ -147,15 +149,25 @@ class PrivateAgnostic:
             raise InvalidArgument(f"cls={fmt(self.cls)} must be a non-empty ConceptClass")
         if self.learner is None:
             object.__setattr__(self, "learner", EMLearner(self.cls, 1.0))
-        if not isinstance(self.learner, EMLearner) or self.learner.cls.n != self.cls.n:
-            raise InvalidArgument("learner must be an EMLearner on the same domain")
+        if not isinstance(self.learner, (EMLearner, CellCountLearner)) \
+                or self.learner.cls.n != self.cls.n:
+            raise InvalidArgument("learner must be an EMLearner or CellCountLearner on the "
+                                  "same domain")
         if self.bug is not None and self.bug not in BUGS:
             raise InvalidArgument(f"bug={self.bug!r} must be None or one of {BUGS}")
+        if self.bug == "inner_eps_1_25":
+            object.__setattr__(self, "learner", replace(
+                self.learner, epsilon=OVERSPEND * self.learner.epsilon))
+
+    def draws(self, d_size: int) -> int:
+        """Rows A′ draws from D̃: ``⌊|D|/9⌋`` (one more under ``"one_more_draw"``)."""
+        return d_size // 9 + (self.bug == "one_more_draw")
 
     def relabel(self, d_counts: np.ndarray, support: int) -> tuple[np.ndarray, np.ndarray]:
         """Patterns of H on P and their relabel probabilities (Algorithm 2 steps 1–3)."""
         pats = patterns(self.cls, support)
-        eps = BUG5_EPSILON if self.bug == "relabel_epsilon" else 1.0
+        eps = {"relabel_epsilon": BUG5_EPSILON, "relabel_eps_1_25": OVERSPEND}.get(
+            self.bug or "", 1.0)
         return pats, relabel_distribution(pats, error_counts(pats, d_counts), epsilon=eps,
                                           erm=self.bug == "erm")
 
@@ -164,8 +176,8 @@ class PrivateAgnostic:
         """``size`` runs on one D (given by counts) and support P: ``(f, pattern index,
         patterns)``. The count-table core shared by :meth:`sample` and utility trials."""
         pats, w = self.relabel(d_counts, support)
-        m = int(d_counts.sum()) // 9
-        if m < 1:
+        m = self.draws(int(d_counts.sum()))
+        if int(d_counts.sum()) < 9:
             raise InvalidArgument(f"|D|={int(d_counts.sum())} must be >= 9")
         k = _draw(w, size, rng)
         f = np.empty(size, np.int64)
@@ -194,7 +206,7 @@ class PrivateAgnostic:
         support = support_of(np.concatenate([d, t]))
         dc = counts_of(d, self.cls.n)
         pats, w = self.relabel(dc, support)
-        extra, h, m = self._extra(pats, t, support), len(self.learner.cls), len(d) // 9
+        extra, h, m = self._extra(pats, t, support), len(self.learner.cls), self.draws(len(d))
         out: dict[int, float] = {}
         for j in np.flatnonzero(w > 0):
             cells = relabelled_cells(dc, pats[j])
@@ -243,7 +255,33 @@ class ClosureLearn:
             raise InvalidArgument("classes must be non-empty ConceptClasses on one domain")
         object.__setattr__(self, "classes", cl)
         object.__setattr__(self, "table", _table(self.g, len(cl)))
-        object.__setattr__(self, "learners", tuple(EMLearner(c, 1.0) for c in cl))
+        object.__setattr__(self, "learners",
+                           tuple(EMLearner(c, self.inner_scale) for c in cl))
+
+    #: Issue 27 mutants (subclasses in :mod:`algorithms.closure.buggy`) override these: the
+    #: relabel EM's ε (the paper: 1), extra rows A′ draws, a factor on the learners' ε.
+    relabel_epsilon: ClassVar[float] = 1.0
+    extra_draws: ClassVar[int] = 0
+    inner_scale: ClassVar[float] = 1.0
+
+    def with_learners(self, learners: Sequence[EMLearner | CellCountLearner]) -> ClosureLearn:
+        """A copy whose round-``i`` inner learner is ``learners[i]`` (any ε-DP learner with
+        ``log_pmf``/``sample``/``labels`` over ``classes[i]``; Algorithm 5 allows any private
+        A_i), its ε times :attr:`inner_scale`."""
+        ls = tuple(learners)
+        if len(ls) != len(self.classes) or any(
+                not isinstance(lr, (EMLearner, CellCountLearner)) or lr.cls != c
+                for lr, c in zip(ls, self.classes)):
+            raise InvalidArgument("learners must be one EMLearner or CellCountLearner per "
+                                  "class, over that class")
+        out = replace(self)
+        object.__setattr__(out, "learners", tuple(
+            replace(lr, epsilon=lr.epsilon * self.inner_scale) for lr in ls))
+        return out
+
+    def draws(self, d_size: int) -> int:
+        """Rows A′ draws from D̃_i: ``⌊|D_i|/9⌋`` (+ :attr:`extra_draws`)."""
+        return d_size // 9 + self.extra_draws
 
     @property
     def n(self) -> int:
@@ -258,7 +296,8 @@ class ClosureLearn:
                        np.int64).reshape(len(prefix), self.n)
         rest = [lr.labels for lr in self.learners[i + 1:]]
         return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest,
-                                                                  d_counts))
+                                                                  d_counts),
+                                          epsilon=self.relabel_epsilon)
 
     def chunks(self, data: Any) -> list[tuple[np.ndarray, int]]:
         """``(counts of D_i, support of S_i)`` for every round."""
@@ -277,7 +316,7 @@ class ClosureLearn:
         out = np.zeros(len(self.classes[i]))
         for j in np.flatnonzero(w > 0):
             cells = relabelled_cells(dc, pats[j])
-            for q, pq in _outcomes(cells.reshape(-1), int(dc.sum()) // 9):
+            for q, pq in _outcomes(cells.reshape(-1), self.draws(int(dc.sum()))):
                 out += w[j] * pq * np.exp(self.learners[i].log_pmf(q.reshape(cells.shape)))
         return out
 
@@ -312,7 +351,7 @@ class ClosureLearn:
                 for j in np.unique(k):
                     sub = rows[k == j]
                     cells = relabelled_cells(dc, pats[j])
-                    q = _subsample_counts(cells, int(dc.sum()) // 9, len(sub), rng)
+                    q = _subsample_counts(cells, self.draws(int(dc.sum())), len(sub), rng)
                     hs[sub, i] = self.learners[i].sample(q, rng)
         return hs
 

@@ -30,9 +30,12 @@ from dpcheck.errors import InvalidArgument
 
 __all__ = ["BUGS", "BUG5_EPSILON", "as_sample", "counts_of", "support_of", "class_labels",
            "patterns", "error_counts", "relabel_distribution", "completion_scores", "relabelled_cells",
-           "EMLearner"]
+           "EMLearner", "CellCountLearner"]
 
-BUGS = ("erm", "relabel_epsilon", "release_pattern", "release_t")
+BUGS = ("erm", "relabel_epsilon", "release_pattern", "release_t", "relabel_eps_1_25",
+        "inner_eps_1_25", "one_more_draw")
+#: Issue 27's budget factor of the subtle mutants (relabel EM and inner learner at 1.25 ε).
+OVERSPEND = 1.25
 #: The caller's ε that BUG-5 (``"relabel_epsilon"``) wrongly uses inside A_Relabel.
 BUG5_EPSILON = 10.0
 
@@ -182,6 +185,69 @@ class EMLearner:
         """Derived realizable PAC sample size ``max(4/(εα), 8/α)·ln(2|H|/β)`` (notes ALG-1b)."""
         return math.ceil(max(4 / (self.epsilon * alpha), 8 / alpha)
                          * math.log(2 * len(self.cls) / beta))
+
+
+@dataclass(frozen=True)
+class CellCountLearner:
+    """An extremal ε-DP inner learner (issue 27): it outputs hypothesis ``h_in`` or ``h_out``
+    of ``cls`` only, as a function of ``g`` = the number of input records in the labelled
+    ``cells``: ``Pr[h_in] = e^{ε(g−g0+1)}/(1+e^ε)`` for ``g < g0`` and
+    ``1 − e^{−ε(g−g0)}/(1+e^ε)`` for ``g ≥ g0``. One substitution moves g by at most 1 and
+    each output's probability by a factor at most e^ε, so it is (ε, 0)-DP on inputs of any
+    size. Useless as a PAC learner; it is the form of the optimisers of the linear programme
+    "supremum of the pipeline's loss over all ε-DP inner learners" at the tested pairs
+    (``properties/closure/independent.py``), so the pipeline built on it attains that
+    supremum.
+
+    References
+    ----------
+    Seed 004, Theorem 6.1 and Lemma 7.2 (their premise: any (1, δ)-DP learner A), Definition 3.3.
+    """
+
+    cls: ConceptClass
+    cells: tuple[tuple[int, int], ...]
+    g0: int
+    h_in: int = 0
+    h_out: int = 1
+    epsilon: float = 1.0
+    labels: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cls, ConceptClass) or len(self.cls) < 2:
+            raise InvalidArgument(f"cls={fmt(self.cls)} must be a ConceptClass of size >= 2")
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "labels", class_labels(self.cls))
+        for name in ("h_in", "h_out"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or not 0 <= v < len(self.cls):
+                raise InvalidArgument(f"{name}={fmt(v)} must be an index into cls")
+        if self.h_in == self.h_out:
+            raise InvalidArgument(f"h_out={self.h_out} must differ from h_in")
+        if not isinstance(self.g0, int) or self.g0 < 0:
+            raise InvalidArgument(f"g0={fmt(self.g0)} must be an int >= 0")
+        cells = tuple((int(x), int(y)) for x, y in self.cells)
+        if not cells or any(not 0 <= x < self.cls.n or y not in (0, 1) for x, y in cells):
+            raise InvalidArgument(f"cells={fmt(self.cells)} must be (x, y) cells of the domain")
+        object.__setattr__(self, "cells", cells)
+
+    def _p_in(self, counts: np.ndarray) -> np.ndarray:
+        c = np.asarray(counts)
+        g = sum(c[..., x, y] for x, y in self.cells)
+        e = self.epsilon
+        return np.where(g < self.g0, np.exp(e * (g - self.g0 + 1.0)) / (1 + math.exp(e)),
+                        1 - np.exp(-e * np.maximum(g - self.g0, 0)) / (1 + math.exp(e)))
+
+    def log_pmf(self, counts: np.ndarray) -> np.ndarray:
+        """Exact log-probabilities of the hypothesis indices given one count table."""
+        p = float(self._p_in(counts))
+        out = np.full(len(self.cls), -np.inf)
+        out[self.h_in], out[self.h_out] = math.log(p), math.log1p(-p)
+        return out
+
+    def sample(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One hypothesis index per count table of ``counts`` (``(size, N, 2)``)."""
+        p = self._p_in(counts)
+        return np.where(rng.random(p.shape) < p, self.h_in, self.h_out).astype(np.int64)
 
 
 def _digest(values: np.ndarray) -> int:
