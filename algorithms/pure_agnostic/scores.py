@@ -26,6 +26,7 @@ __all__ = [
     "median_scores",
     "mistakes",
     "surrogate_scores",
+    "surrogate_scores_items",
     "threshold_mistakes",
     "threshold_user_errors",
     "threshold_steps",
@@ -124,6 +125,28 @@ def surrogate_scores(users: Users, concepts: np.ndarray, hyps: np.ndarray, t: in
     """(|H|,): ``Q(h) = min_{c∈C} E_t(c) + D_s(c, h)`` (item level: ``t = s = 0``, ``m = 1``)."""
     e = user_errors(users, concepts, t)
     return (e[:, None] + disagreements(users, concepts, hyps, s)).min(axis=0)
+
+
+def surrogate_scores_items(ones: np.ndarray, zeros: np.ndarray, concepts: np.ndarray,
+                           hyps: np.ndarray) -> np.ndarray:
+    """(B, |H|): the item-level ``Q(h) = min_c E_0(c) + D_0(c, h)`` of ``B`` datasets at once,
+    from their (B, N) label counts (``ones[b, j]`` / ``zeros[b, j]`` = examples ``(j+1, 1)`` /
+    ``(j+1, 0)``).
+
+    With one example per user, ``mist_i(c)`` and ``dcnt_i(c, h)`` are 0 or 1, so ``E_0`` and
+    ``D_0`` are linear in the counts: ``E_0(c) = Σ_j ones_j (1 − c_j) + zeros_j c_j`` and
+    ``D_0(c, h) = Σ_j (ones_j + zeros_j)·1[c_j ≠ h_j]`` — the same integers as
+    :func:`surrogate_scores` on the examples at ``t = s = 0`` (tested).
+    """
+    # float64 products (BLAS): exact, every count and sum is an integer < 2^53
+    ones = np.asarray(ones, dtype=np.float64)
+    zeros = np.asarray(zeros, dtype=np.float64)
+    c = concepts.astype(np.float64)
+    e = ones @ (1 - c).T + zeros @ c.T  # (B, |C|)
+    diff = (concepts[:, None, :] != hyps[None, :, :]).astype(np.float64)  # (|C|, |H|, N)
+    d = ((ones + zeros) @ diff.reshape(-1, diff.shape[-1]).T).reshape(
+        ones.shape[0], concepts.shape[0], hyps.shape[0])
+    return np.rint((e[:, :, None] + d).min(axis=1)).astype(np.int64)
 
 
 def median_scores(prefix: np.ndarray, lo: int, hi: int, s: int) -> np.ndarray:
