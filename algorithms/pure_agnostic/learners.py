@@ -338,6 +338,12 @@ class UserLearner:
             out += np.round(eta * (1 << T)).astype(np.int64) << self.domain
         return out
 
+    def sample_datasets(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """One independent run on each dataset of a (B, n, m, 2) int array: (B,) codes, the
+        law of :meth:`sample` on each (vectorised over datasets, :mod:`.batched`; tested)."""
+        from .batched import user_learner_runs
+        return user_learner_runs(self, data, rng)
+
 
 @dataclass(frozen=True)
 class ThresholdLearner:

@@ -112,7 +112,23 @@ def sparse_is_faster(users: Users) -> bool:
 
 
 def disagreements(users: Users, concepts: np.ndarray, hyps: np.ndarray, s: int) -> np.ndarray:
-    """(|C|, |H|): ``D_s(c, h) = #{i : dcnt_i(c, h) > s}``."""
+    """(|C|, |H|): ``D_s(c, h) = #{i : dcnt_i(c, h) > s}``.
+
+    ``s = 0`` (every use in the learners) on a domain of at most 62 points: user ``i`` counts
+    iff its point set (a bit mask, bit ``j`` = point ``j+1``) meets the disagreement region of
+    ``c`` and ``h`` (the mask ``code(c) XOR code(h)``), computed once per distinct point set —
+    the same integers as the count form below (tested), without its (n, |C|·|H|) product.
+    """
+    if s == 0 and users.domain <= 62:
+        x = np.asarray(users.x, dtype=np.int64)
+        sets = np.bitwise_or.reduce(np.left_shift(1, x - 1), axis=1) if x.shape[1] else \
+            np.zeros(x.shape[0], dtype=np.int64)
+        uniq, mult = np.unique(sets, return_counts=True)
+        weights = 1 << np.arange(users.domain, dtype=np.int64)
+        region = ((concepts.astype(np.int64) @ weights)[:, None]
+                  ^ (hyps.astype(np.int64) @ weights)[None, :])  # (|C|, |H|)
+        meets = (uniq[:, None] & region.reshape(1, -1)) != 0  # (distinct sets, |C|·|H|)
+        return (mult @ meets).reshape(region.shape).astype(np.int64)
     ones, zeros = users.label_counts()
     occ = ones + zeros  # (n, N)
     diff = (concepts[:, None, :] != hyps[None, :, :]).astype(np.int64)  # (|C|, |H|, N)

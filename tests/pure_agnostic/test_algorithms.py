@@ -290,3 +290,57 @@ def test_item_sample_counts_matches_the_per_dataset_trial() -> None:
                            rng)
     pmf = mech.pmf(z)
     assert set(np.unique(s).tolist()) <= set(pmf) and _chi2_ok(pmf, s)
+
+
+@pytest.mark.parametrize("m, n, rep, sign, branches", [
+    (1, 40, None, 1, "proof"), (16, 30, None, 1, "proof"), (4, 40, "decoys", 1, "proof"),
+    (4, 25, "missing", 1, "proof"), (4, 25, None, -1, "proof"), (3, 20, None, 1, "big_t")])
+def test_user_learner_sample_datasets_matches_pmf(m, n, rep, sign, branches) -> None:
+    """Issue 27's vectorised Theorem 4.6 trial: UserLearner.sample_datasets (one run per dataset,
+    batched.py) on 10 000 copies of one dataset follows UserLearner.pmf of that dataset
+    (chi-square), for m = 1, 4, 16, improper H (decoys), the B16 representation, the sign
+    mutant, and a t above m' (α = 0.9: the E_t table's zero columns); batched D_0 takes the
+    count-table path or the block path (DISTINCT = 0) with the same outputs."""
+    from algorithms.pure_agnostic import Representation, decoys
+    from algorithms.pure_agnostic import batched
+    from algorithms.pure_agnostic.testbeds import Distribution, sample_users
+
+    c16 = threshold_table(16)
+    dist = (Distribution.heavy_point(16, 8, heavy=0.85) if rep == "decoys"
+            else Distribution.noisy_threshold(16, cut=8, noise=0.1))
+    r = {None: None, "decoys": decoys(c16, 20, 4, seed=7),
+         "missing": Representation((np.delete(c16, 8, axis=0),), "subset")}[rep]
+    mech = UserLearner(1.0, 0.9 if branches == "big_t" else 0.1, m, c16, r, sign=sign)
+    rng = np.random.Generator(np.random.PCG64(5))
+    z = sample_users(dist, n, m, rng)[0]
+    pmf = mech.pmf(z)
+    s = mech.sample_datasets(np.repeat(z[None], 10_000, 0), rng)
+    assert set(np.unique(s).tolist()) <= set(pmf) and _chi2_ok(pmf, s)
+    few = np.repeat(z[None], 50, 0)
+    want = mech.sample_datasets(few, np.random.Generator(np.random.PCG64(9)))
+    old, batched.DISTINCT = batched.DISTINCT, 0
+    try:
+        got = mech.sample_datasets(few, np.random.Generator(np.random.PCG64(9)))
+    finally:
+        batched.DISTINCT = old
+    assert (want == got).all()
+    with pytest.raises(dpcheck.InvalidArgument, match="accounting"):
+        UserLearner(1.0, 0.1, m, c16, accounting="item").sample_datasets(few, rng)
+
+
+@FAST
+@given(dataset, st.integers(0, 2**N - 1))
+def test_disagreements_by_point_sets_match_the_count_form(d, seed) -> None:
+    """scores.disagreements at s = 0 (issue 27: users' point-set bit masks against the region
+    masks code(c) XOR code(h)) equals D_0 from the dcnt product of the count form."""
+    from algorithms.pure_agnostic.scores import disagreements
+
+    z = as_users(d, 3, N)
+    hyps = all_functions(N)[np.random.default_rng(seed).permutation(2**N)[:6]]
+    ones, zeros = z.label_counts()
+    diff = (C[:, None, :] != hyps[None, :, :]).astype(np.int64)
+    dcnt = (ones + zeros) @ diff.reshape(-1, N).T
+    want = (dcnt > 0).sum(axis=0).reshape(C.shape[0], hyps.shape[0])
+    got = disagreements(z, C, hyps, 0)
+    assert got.dtype == np.int64 and (got == want).all()
+    assert (disagreements(z, C, hyps, 1) == (dcnt > 1).sum(axis=0).reshape(want.shape)).all()
