@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["user_learner_runs"]
 
+#: Datasets per call of the batched learner (larger inputs are cut into blocks of this many).
+RUNS_BLOCK = 200
 #: Datasets per block of the (block, n, regions) mask products (memory bound).
 BLOCK = 128
 #: Up to this many distinct point sets over the batch, D_0 goes through a (B, sets) count table.
@@ -103,6 +105,9 @@ def user_learner_runs(learner: UserLearner, data: Any, rng: np.random.Generator)
     if arr.ndim != 4 or arr.shape[2] != learner.m or arr.shape[3] != 2 or arr.dtype.kind not in "iu":
         raise InvalidArgument(f"data of shape {arr.shape} must be an int array (B, n, "
                               f"{learner.m}, 2)")
+    if arr.shape[0] > RUNS_BLOCK:  # blocks of datasets: small arrays, few page faults
+        return np.concatenate([user_learner_runs(learner, arr[s:s + RUNS_BLOCK], gen)
+                               for s in range(0, arr.shape[0], RUNS_BLOCK)])
     x, y = arr[..., 0].astype(np.int64), arr[..., 1].astype(np.int64)
     if x.size and (x.min() < 1 or x.max() > learner.domain or y.min() < 0 or y.max() > 1):
         raise InvalidArgument(f"data has a point outside X = {{1..{learner.domain}}} or a "
