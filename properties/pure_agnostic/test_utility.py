@@ -291,7 +291,9 @@ def test_user_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity
 
         def trial(size: int, rng: np.random.Generator, mech: Any = mech, dist: Any = dist,
                   m: int = m, excess: Any = excess) -> np.ndarray:
-            return excess(mech.sample_datasets(sample_users(dist, 300, m, rng, size), rng))
+            blocks = [min(200, size - s) for s in range(0, size, 200)]  # small arrays
+            return np.concatenate([excess(mech.sample_datasets(
+                sample_users(dist, 300, m, rng, b), rng)) for b in blocks])
 
         results.append(dp_accuracy(trial, alpha=0.1, beta=0.1,
                                    trials=trials if variant == "reference" else 60))
