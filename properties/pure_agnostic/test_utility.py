@@ -204,6 +204,20 @@ def _item(variant: str, representation: Any = None) -> ItemLearner:
 ITEM_TRIALS = 2000
 
 
+def _excess_lookup(dist: Distribution, table: np.ndarray, eta: float) -> Any:
+    """``codes -> err_D(h) − η`` for arrays of released codes of rows of ``table``."""
+    table = np.unique(table, axis=0)
+    order = np.argsort(codes(table))
+    keys, excess = codes(table)[order], (dist.errors(table) - eta)[order]
+
+    def lookup(out: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(keys, out)
+        assert (keys[np.minimum(pos, keys.size - 1)] == out).all()
+        return excess[pos]
+
+    return lookup
+
+
 def _cells(dist: Distribution) -> np.ndarray:
     """P[(x, y)] over the 2N cells, zeros (y = 0) first: one example of ``dist``."""
     return np.r_[dist.px * (1 - dist.p1), dist.px * dist.p1]
@@ -226,25 +240,19 @@ def test_item_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity
     hyps = np.vstack([C, *rep.classes])
     results, cond = [], []
     for dist, r in ((NOISY, None), (HEAVY, rep)):
-        eta = float(dist.threshold_errors().min())
         mech = _item(variant, r)
-        table = np.unique(hyps, axis=0)
-        code_sorted = codes(table)
-        order = np.argsort(code_sorted)
-        code_sorted, excess = code_sorted[order], (dist.errors(table) - eta)[order]
+        excess = _excess_lookup(dist, hyps, float(dist.threshold_errors().min()))
         cells, mine = _cells(dist), []
         cond.append(mine)
 
         def trial(size: int, rng: np.random.Generator, mech: Any = mech, cells: Any = cells,
-                  code_sorted: Any = code_sorted, excess: Any = excess, mine: Any = mine
-                  ) -> np.ndarray:
+                  excess: Any = excess, mine: Any = mine) -> np.ndarray:
             counts = rng.multinomial(300, cells, size=size)
             zeros, ones = counts[:, :N], counts[:, N:]
             parts = mech.probabilities_counts(ones, zeros)
-            mine.append(sum(ps[:, excess[np.searchsorted(code_sorted, cs)] > 0.1].sum(axis=1)
-                            for cs, ps in parts) / len(parts))
-            out = mech.sample_counts(ones, zeros, rng, parts=parts)
-            return excess[np.searchsorted(code_sorted, out)]
+            mine.append(sum(ps[:, excess(cs) > 0.1].sum(axis=1) for cs, ps in parts)
+                        / len(parts))
+            return excess(mech.sample_counts(ones, zeros, rng, parts=parts))
 
         results.append(dp_accuracy(trial, alpha=0.1, beta=0.1, trials=ITEM_TRIALS))
     if variant == "reference":
@@ -259,20 +267,6 @@ def test_item_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity
 #: :meth:`UserLearner.sample` on each dataset, tested in tests/pure_agnostic): ≈ 0.3–1.5 ms CPU
 #: each under load (m = 16 the costliest; the old per-dataset trial ≈ 3–10 ms).
 USER_TRIALS = (1400, 1550, 1650)
-
-
-def _excess_lookup(dist: Distribution, table: np.ndarray, eta: float) -> Any:
-    """``codes -> err_D(h) − η`` for arrays of released codes of rows of ``table``."""
-    table = np.unique(table, axis=0)
-    order = np.argsort(codes(table))
-    keys, excess = codes(table)[order], (dist.errors(table) - eta)[order]
-
-    def lookup(out: np.ndarray) -> np.ndarray:
-        pos = np.searchsorted(keys, out)
-        assert (keys[np.minimum(pos, keys.size - 1)] == out).all()
-        return excess[pos]
-
-    return lookup
 
 
 @pytest.mark.claim(paper="002", ref="Theorem 4.6", kind="utility")
