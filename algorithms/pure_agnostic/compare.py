@@ -35,7 +35,7 @@ from dpcheck.errors import InvalidArgument
 
 from .binomial import compare_rule
 from .data import Users, as_users
-from .scores import (ThresholdClass, class_errors, errors_from_steps, sparse_is_faster,
+from .scores import (ThresholdClass, errors_from_steps, mistakes, sparse_is_faster,
                      threshold_mistakes, threshold_steps)
 
 __all__ = ["PrivateCompare", "PrivateMinError", "laplace_cdf", "min_error_rounds"]
@@ -91,8 +91,12 @@ class _MinCount:
                         self.cache[("steps", mp)] = threshold_steps(users)
                     e = errors_from_steps(self.cache[("steps", mp)], users.domain, t,
                                           strict=self.strict)
-            else:
-                e = class_errors(self.users.first(mp, self.discard), self.concepts, t, strict=self.strict)
+            else:                                             # mistakes once per m'
+                if ("mist", mp) not in self.cache:
+                    self.cache[("mist", mp)] = mistakes(self.users.first(mp, self.discard),
+                                                        self.concepts)
+                mist = self.cache[("mist", mp)]
+                e = ((mist > t) if self.strict else (mist >= t)).sum(axis=0)
             self.cache[key] = int(e.min()) if e.size else 0
         return self.cache[key]
 

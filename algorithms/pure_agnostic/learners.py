@@ -50,7 +50,7 @@ from .binomial import discard_m, learner_t
 from .compare import PrivateMinError, _check_alpha
 from .data import Users, as_items, as_users, codes
 from .representation import Representation, trivial
-from .scores import surrogate_scores, user_errors
+from .scores import surrogate_scores, surrogate_scores_items, user_errors
 from .threshold import PrivateThreshold
 
 __all__ = [
@@ -177,6 +177,45 @@ class ItemLearner:
         """``size`` independent runs (``H`` drawn per run)."""
         return _mixture_sample(self._parts(data), _check_size(size), _check_rng(rng))
 
+    def probabilities_counts(self, ones: Any, zeros: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The law of one run on each of ``B`` datasets given by their (B, N) label counts: per
+        class of the representation (each drawn w.p. 1/#classes), its codes and the (B, |H|)
+        exponential-mechanism probabilities (same scores and mechanism as :meth:`pmf`)."""
+        ones, zeros = np.asarray(ones), np.asarray(zeros)
+        if ones.ndim != 2 or ones.shape != zeros.shape or ones.shape[1] != self.domain:
+            raise InvalidArgument(f"ones, zeros of shapes {ones.shape}, {zeros.shape} must be "
+                                  f"(B, {self.domain})")
+        if self.data_dependent:
+            raise InvalidArgument("data_dependent=True has no batched law (H depends on z)")
+        coef = ExponentialMechanism(self.epsilon, sensitivity=self.sensitivity).coefficient
+        parts = []
+        for h in self._rep.classes:
+            u = -self.sign * surrogate_scores_items(ones, zeros, self._c, h).astype(float)
+            a = coef * (u - u.max(axis=1, keepdims=True))
+            p = np.exp(a)
+            parts.append((codes(h), p / p.sum(axis=1, keepdims=True)))
+        return parts
+
+    def sample_counts(self, ones: Any, zeros: Any, rng: np.random.Generator, *,
+                      parts: list[tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+        """One independent run on each of ``B`` datasets given by their label counts (the
+        learner reads only these counts): (B,) codes, ``H`` drawn per run; the law of
+        :meth:`sample` on any dataset with those counts (tested). ``parts``: the
+        :meth:`probabilities_counts` of the same counts, if already computed."""
+        gen = _check_rng(rng)
+        parts = self.probabilities_counts(ones, zeros) if parts is None else parts
+        b = parts[0][1].shape[0]
+        which = gen.integers(len(parts), size=b)
+        out = np.empty(b, dtype=np.int64)
+        for j, (cs, ps) in enumerate(parts):
+            sel = which == j
+            if sel.any():
+                cdf = np.cumsum(ps[sel], axis=1)
+                v = gen.random(int(sel.sum())) * cdf[:, -1]
+                idx = (cdf <= v[:, None]).sum(axis=1)
+                out[sel] = cs[np.minimum(idx, cs.size - 1)]
+        return out
+
 
 @dataclass(frozen=True)
 class UserLearner:
@@ -298,6 +337,12 @@ class UserLearner:
             T = self.estimator.rounds
             out += np.round(eta * (1 << T)).astype(np.int64) << self.domain
         return out
+
+    def sample_datasets(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        """One independent run on each dataset of a (B, n, m, 2) int array: (B,) codes, the
+        law of :meth:`sample` on each (vectorised over datasets, :mod:`.batched`; tested)."""
+        from .batched import user_learner_runs
+        return user_learner_runs(self, data, rng)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ __all__ = [
     "median_scores",
     "mistakes",
     "surrogate_scores",
+    "surrogate_scores_items",
     "threshold_mistakes",
     "threshold_user_errors",
     "threshold_steps",
@@ -111,7 +112,23 @@ def sparse_is_faster(users: Users) -> bool:
 
 
 def disagreements(users: Users, concepts: np.ndarray, hyps: np.ndarray, s: int) -> np.ndarray:
-    """(|C|, |H|): ``D_s(c, h) = #{i : dcnt_i(c, h) > s}``."""
+    """(|C|, |H|): ``D_s(c, h) = #{i : dcnt_i(c, h) > s}``.
+
+    ``s = 0`` (every use in the learners) on a domain of at most 62 points: user ``i`` counts
+    iff its point set (a bit mask, bit ``j`` = point ``j+1``) meets the disagreement region of
+    ``c`` and ``h`` (the mask ``code(c) XOR code(h)``), computed once per distinct point set —
+    the same integers as the count form below (tested), without its (n, |C|·|H|) product.
+    """
+    if s == 0 and users.domain <= 62:
+        x = np.asarray(users.x, dtype=np.int64)
+        sets = np.bitwise_or.reduce(np.left_shift(1, x - 1), axis=1) if x.shape[1] else \
+            np.zeros(x.shape[0], dtype=np.int64)
+        uniq, mult = np.unique(sets, return_counts=True)
+        weights = 1 << np.arange(users.domain, dtype=np.int64)
+        region = ((concepts.astype(np.int64) @ weights)[:, None]
+                  ^ (hyps.astype(np.int64) @ weights)[None, :])  # (|C|, |H|)
+        meets = (uniq[:, None] & region.reshape(1, -1)) != 0  # (distinct sets, |C|·|H|)
+        return (mult @ meets).reshape(region.shape).astype(np.int64)
     ones, zeros = users.label_counts()
     occ = ones + zeros  # (n, N)
     diff = (concepts[:, None, :] != hyps[None, :, :]).astype(np.int64)  # (|C|, |H|, N)
@@ -124,6 +141,28 @@ def surrogate_scores(users: Users, concepts: np.ndarray, hyps: np.ndarray, t: in
     """(|H|,): ``Q(h) = min_{c∈C} E_t(c) + D_s(c, h)`` (item level: ``t = s = 0``, ``m = 1``)."""
     e = user_errors(users, concepts, t)
     return (e[:, None] + disagreements(users, concepts, hyps, s)).min(axis=0)
+
+
+def surrogate_scores_items(ones: np.ndarray, zeros: np.ndarray, concepts: np.ndarray,
+                           hyps: np.ndarray) -> np.ndarray:
+    """(B, |H|): the item-level ``Q(h) = min_c E_0(c) + D_0(c, h)`` of ``B`` datasets at once,
+    from their (B, N) label counts (``ones[b, j]`` / ``zeros[b, j]`` = examples ``(j+1, 1)`` /
+    ``(j+1, 0)``).
+
+    With one example per user, ``mist_i(c)`` and ``dcnt_i(c, h)`` are 0 or 1, so ``E_0`` and
+    ``D_0`` are linear in the counts: ``E_0(c) = Σ_j ones_j (1 − c_j) + zeros_j c_j`` and
+    ``D_0(c, h) = Σ_j (ones_j + zeros_j)·1[c_j ≠ h_j]`` — the same integers as
+    :func:`surrogate_scores` on the examples at ``t = s = 0`` (tested).
+    """
+    # float64 products (BLAS): exact, every count and sum is an integer < 2^53
+    ones = np.asarray(ones, dtype=np.float64)
+    zeros = np.asarray(zeros, dtype=np.float64)
+    c = concepts.astype(np.float64)
+    e = ones @ (1 - c).T + zeros @ c.T  # (B, |C|)
+    diff = (concepts[:, None, :] != hyps[None, :, :]).astype(np.float64)  # (|C|, |H|, N)
+    d = ((ones + zeros) @ diff.reshape(-1, diff.shape[-1]).T).reshape(
+        ones.shape[0], concepts.shape[0], hyps.shape[0])
+    return np.rint((e[:, :, None] + d).min(axis=1)).astype(np.int64)
 
 
 def median_scores(prefix: np.ndarray, lo: int, hi: int, s: int) -> np.ndarray:

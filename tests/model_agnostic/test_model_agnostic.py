@@ -230,3 +230,33 @@ def test_buggy_registry_and_variants_run():
 def test_bad_input_raises(make):
     with pytest.raises(InvalidArgument):
         make()
+
+
+def test_lazy_noisy_threshold_counts_equal_the_materialised_ones() -> None:
+    """noisy_threshold_counts_lazy (issue 27: the chunks are drawn only when a query falls in
+    [t* − W, t* + W)) returns exactly noisy_threshold_counts' counts on the same generator
+    state: 300 cases, queries inside, outside and on both window edges, several t*, η, n/k."""
+    from algorithms.model_agnostic.utility import (noisy_threshold_counts,
+                                                   noisy_threshold_counts_lazy)
+
+    meta = np.random.default_rng(41)
+    skipped = 0
+    for case in range(300):
+        t_star = float(meta.choice([0.5, 0.3, 0.9]))
+        eta, k = float(meta.choice([0.0, 0.02, 0.2])), int(meta.integers(1, 60))
+        n_chunk = int(meta.choice([40, 2_000, 243_222]))
+        half = min(30.0 / n_chunk, t_star, 1 - t_star)
+        q = meta.random(int(meta.integers(1, 40)))
+        if case % 3 == 0:
+            q = np.r_[q, t_star - half, t_star + half, np.nextafter(t_star - half, 0.0)]
+        elif case % 3 == 1:
+            q = np.r_[q, t_star - half + 2 * half * meta.random(2)]
+        want = noisy_threshold_counts(t_star, eta, n_chunk, k, q,
+                                      np.random.Generator(np.random.PCG64(case)))
+        rng = np.random.Generator(np.random.PCG64(case))
+        got = noisy_threshold_counts_lazy(t_star, eta, n_chunk, k, q, rng)
+        skipped += int(rng.random() == np.random.Generator(np.random.PCG64(case)).random())
+        assert got.dtype == np.int64 and (got == want).all()
+    assert 20 <= skipped <= 280      # both paths were taken
+    with pytest.raises(InvalidArgument, match="eta"):
+        noisy_threshold_counts_lazy(0.5, 0.5, 100, 3, np.zeros(2), np.random.default_rng(0))

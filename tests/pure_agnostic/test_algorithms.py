@@ -227,3 +227,120 @@ def test_sparse_threshold_user_errors_match_the_mistake_table(n, m, N, t, strict
     steps = errors_from_steps(threshold_steps(users), N, t, strict=strict)   # always sparse
     assert got.dtype == steps.dtype == np.int64
     assert (got == want).all() and (steps == want).all()
+
+
+def _label_counts(z: np.ndarray, domain: int) -> tuple[np.ndarray, np.ndarray]:
+    x, y = z[:, 0], z[:, 1]
+    return (np.bincount(x[y == 1] - 1, minlength=domain),
+            np.bincount(x[y == 0] - 1, minlength=domain))
+
+
+@FAST
+@given(st.lists(st.tuples(st.integers(1, N), st.integers(0, 1)), min_size=0, max_size=12),
+       st.integers(0, 2**N - 1), st.booleans())
+def test_item_scores_from_counts_match_the_examples(z, seed, flip) -> None:
+    """surrogate_scores_items (issue 27: the item-level score is linear in the label counts)
+    equals surrogate_scores on the examples (t = s = 0); the batched law of ItemLearner equals
+    its pmf, improper H and the sign mutant included."""
+    from algorithms.pure_agnostic import Representation
+    from algorithms.pure_agnostic.data import as_items
+    from algorithms.pure_agnostic.scores import surrogate_scores_items
+
+    hyps = all_functions(N)[np.random.default_rng(seed).permutation(2**N)[:7]]
+    arr = np.array(z, dtype=np.int64).reshape(-1, 2)
+    ones, zeros = _label_counts(arr, N)
+    want = surrogate_scores(as_items(arr, N), C, hyps, 0, 0)
+    got = surrogate_scores_items(ones[None], zeros[None], C, hyps)
+    assert got.dtype == np.int64 and (got[0] == want).all()
+    mech = ItemLearner(1.0, C, Representation((C, hyps), "subset"), sign=-1 if flip else 1)
+    law: dict[int, float] = {}
+    parts = mech.probabilities_counts(ones[None], zeros[None])
+    for cs, ps in parts:
+        for c, p in zip(cs.tolist(), ps[0].tolist()):
+            law[c] = law.get(c, 0.0) + p / len(parts)
+    pmf = mech.pmf(arr)
+    assert set(law) == set(pmf)
+    assert max(abs(law[k] - pmf[k]) for k in pmf) < 1e-12
+
+
+def test_item_sample_counts_matches_the_per_dataset_trial() -> None:
+    """Issue 27's vectorised Theorem 3.4 trial (Multinomial label counts + sample_counts) has the
+    law of the old one (n examples from sample_users, then ItemLearner.sample): two-sample
+    chi-square on the released codes, 1500 trials each, N = 16 noisy threshold, n = 300; and
+    sample_counts on one repeated dataset vs that dataset's pmf (20 000 runs)."""
+    from algorithms.pure_agnostic.testbeds import Distribution, sample_users
+
+    dist = Distribution.noisy_threshold(16, cut=8, noise=0.1)
+    c16 = threshold_table(16)
+    mech = ItemLearner(1.0, c16)
+    rng = np.random.Generator(np.random.PCG64(3))
+    old = np.array([mech.sample(sample_users(dist, 300, 1, rng)[0][:, 0, :], 1, rng)[0]
+                    for _ in range(1500)])
+    counts = rng.multinomial(300, np.r_[dist.px * (1 - dist.p1), dist.px * dist.p1], size=1500)
+    new = mech.sample_counts(counts[:, 16:], counts[:, :16], rng)
+    keys = np.union1d(old, new)
+    table = np.array([[np.sum(old == k) for k in keys], [np.sum(new == k) for k in keys]])
+    big = table.sum(axis=0) >= 20
+    merged = np.c_[table[:, big], table[:, ~big].sum(axis=1, keepdims=True)]
+    merged = merged[:, merged.sum(axis=0) > 0]
+    assert stats.chi2_contingency(merged).pvalue > 1e-4
+    z = sample_users(dist, 300, 1, rng)[0][:, 0, :]
+    ones, zeros = _label_counts(z, 16)
+    s = mech.sample_counts(np.repeat(ones[None], 20_000, 0), np.repeat(zeros[None], 20_000, 0),
+                           rng)
+    pmf = mech.pmf(z)
+    assert set(np.unique(s).tolist()) <= set(pmf) and _chi2_ok(pmf, s)
+
+
+@pytest.mark.parametrize("m, n, rep, sign, branches", [
+    (1, 40, None, 1, "proof"), (16, 30, None, 1, "proof"), (4, 40, "decoys", 1, "proof"),
+    (4, 25, "missing", 1, "proof"), (4, 25, None, -1, "proof"), (3, 20, None, 1, "big_t")])
+def test_user_learner_sample_datasets_matches_pmf(m, n, rep, sign, branches) -> None:
+    """Issue 27's vectorised Theorem 4.6 trial: UserLearner.sample_datasets (one run per dataset,
+    batched.py) on 10 000 copies of one dataset follows UserLearner.pmf of that dataset
+    (chi-square), for m = 1, 4, 16, improper H (decoys), the B16 representation, the sign
+    mutant, and a t above m' (α = 0.9: the E_t table's zero columns); batched D_0 takes the
+    count-table path or the block path (DISTINCT = 0) with the same outputs."""
+    from algorithms.pure_agnostic import Representation, decoys
+    from algorithms.pure_agnostic import batched
+    from algorithms.pure_agnostic.testbeds import Distribution, sample_users
+
+    c16 = threshold_table(16)
+    dist = (Distribution.heavy_point(16, 8, heavy=0.85) if rep == "decoys"
+            else Distribution.noisy_threshold(16, cut=8, noise=0.1))
+    r = {None: None, "decoys": decoys(c16, 20, 4, seed=7),
+         "missing": Representation((np.delete(c16, 8, axis=0),), "subset")}[rep]
+    mech = UserLearner(1.0, 0.9 if branches == "big_t" else 0.1, m, c16, r, sign=sign)
+    rng = np.random.Generator(np.random.PCG64(5))
+    z = sample_users(dist, n, m, rng)[0]
+    pmf = mech.pmf(z)
+    s = mech.sample_datasets(np.repeat(z[None], 10_000, 0), rng)
+    assert set(np.unique(s).tolist()) <= set(pmf) and _chi2_ok(pmf, s)
+    few = np.repeat(z[None], 50, 0)
+    want = mech.sample_datasets(few, np.random.Generator(np.random.PCG64(9)))
+    old, batched.DISTINCT = batched.DISTINCT, 0
+    try:
+        got = mech.sample_datasets(few, np.random.Generator(np.random.PCG64(9)))
+    finally:
+        batched.DISTINCT = old
+    assert (want == got).all()
+    with pytest.raises(dpcheck.InvalidArgument, match="accounting"):
+        UserLearner(1.0, 0.1, m, c16, accounting="item").sample_datasets(few, rng)
+
+
+@FAST
+@given(dataset, st.integers(0, 2**N - 1))
+def test_disagreements_by_point_sets_match_the_count_form(d, seed) -> None:
+    """scores.disagreements at s = 0 (issue 27: users' point-set bit masks against the region
+    masks code(c) XOR code(h)) equals D_0 from the dcnt product of the count form."""
+    from algorithms.pure_agnostic.scores import disagreements
+
+    z = as_users(d, 3, N)
+    hyps = all_functions(N)[np.random.default_rng(seed).permutation(2**N)[:6]]
+    ones, zeros = z.label_counts()
+    diff = (C[:, None, :] != hyps[None, :, :]).astype(np.int64)
+    dcnt = (ones + zeros) @ diff.reshape(-1, N).T
+    want = (dcnt > 0).sum(axis=0).reshape(C.shape[0], hyps.shape[0])
+    got = disagreements(z, C, hyps, 0)
+    assert got.dtype == np.int64 and (got == want).all()
+    assert (disagreements(z, C, hyps, 1) == (dcnt > 1).sum(axis=0).reshape(want.shape)).all()
