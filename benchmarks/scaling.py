@@ -2,10 +2,15 @@
 
 **Measured.** One large audit per mechanism, run with ``executor=None`` and with 1 and 2
 workers of a ``ProcessPoolExecutor`` and of a Dask ``LocalCluster`` (one thread per worker
-process): wall time, the part of it spent before confirmation (``AuditResult.explore_seconds``:
-exploration and event selection, always in the calling process), the confirmation chunks and
-the bytes that travel (each task's pickled payload out, its counts back; metered by wrapping the
-executor). Every run must return the same result bit for bit (checked). Mechanisms:
+process): wall time, the part of it spent before confirmation (``AuditResult.explore_seconds``),
+split by the progress phases into the exploration's drawing (``explore``: chunk 0 of D in the
+client, the other exploration chunks on the workers, outputs shipped back) and its client share
+(``select``: fitting the featurizer and selecting the events, always in the calling process),
+the confirmation chunks and the bytes that travel (each task's pickled payload out, its result
+back; metered by wrapping the executor). Every run must return the same result bit for bit
+(checked). ``t_e``, the seconds of one exploration chunk of ``EXPLORE_CHUNK`` outputs drawn on a
+worker and shipped back, is timed on the 1-worker executors (four chunks through
+``run_chunks``). Mechanisms:
 
 * ``svt6`` (the zoo entry; vectorised numpy, 10-byte rows), at ``explore_fraction=0.01`` so
   that the confirmation dominates — the throughput figure of docs/howto/large-audits.md;
@@ -14,19 +19,24 @@ executor). Every run must return the same result bit for bit (checked). Mechanis
   ``explore_fraction=0.1`` — the slow one-output-per-call case that needs more than one machine.
 
 **Model** (fitted on the runs, validated on them, then extrapolated). With ``n`` outputs per
-side, exploration share ``f`` and ``W`` workers (``W = machines × cores``)::
+side, exploration share ``f`` (``m = f·n`` exploration outputs per side), ``W`` workers
+(``W = machines × cores``) and chunks of ``C = 2²⁰`` outputs::
 
-    T(n, f, W) = a + b·f·n + ceil(K / W)·t_chunk,    K = 2·ceil((1 − f)·n / CHUNK)
+    T(n, f, W) = a + b·m + R(m, W)·t_e + ceil(K / W)·t_chunk
+    K = 2·ceil((1 − f)·n / C),  K_e = 2·ceil(m / C),  R = m₀/C + ceil((K_e − 1) / W)
 
-``a + b·f·n`` is the exploration, a least-squares line through the runs and two more audits at
-exploration shares 5f and 0.5; ``t_chunk`` (seconds per confirmation chunk of ``CHUNK`` outputs
-on one worker, dispatch included) is fitted on the 1-worker run of each executor kind; the
-2-worker runs check the confirmation part (``model_error``), and one audit at 2.5× the budget
-and the default ``explore_fraction=0.1`` checks the whole prediction out of sample
-(``validation``). Exploration is serial, so the speedup is capped at
-``1 + K·t_chunk / (a + b·f·n)`` (Amdahl); the client holds ``2·f·n`` rows of exploration
-outputs in memory (``explore_fraction`` lowers both). Only counts come back: ``8·events`` bytes
-per chunk, plus the task payload out.
+(``m₀ = min(m, C)``: chunk 0 of D, drawn in the client before the others; when ``K_e = 2`` both
+chunks are drawn in the client, ``R = 2·m/C``). ``a + b·m``, the client's share of exploration,
+is a least-squares line through the runs and two more audits at exploration shares 5f and 0.5;
+``t_chunk`` (seconds per confirmation chunk on one worker, dispatch included) is fitted on the
+1-worker run of each executor kind; the 2-worker runs check the confirmation part
+(``model_error``), the 0.5-share audit (several exploration chunks per side on 2 workers) checks
+the exploration drawing term (``explore_draw_check``), and one audit at 2.5× the budget and the
+default ``explore_fraction=0.1`` checks the whole prediction out of sample (``validation``).
+The client share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·m + t_e·m₀/C +
+t_chunk)``; the client holds ``2·m`` rows of exploration outputs in memory (``explore_fraction``
+lowers both). Per confirmation chunk only counts come back, ``8·events`` bytes plus the task
+payload out; per exploration chunk its outputs come back, ``C × row bytes`` (10.5 MB for SVT6).
 
 The numbers depend on the cores actually free: on a shared 2-core machine two workers can
 only approach 2× when nothing else runs. Writes ``reports/bench/scaling.json`` and
@@ -59,6 +69,8 @@ import numpy as np
 import dpcheck
 from algorithms.zoo import get
 from dpcheck.core.confirm import CHUNK
+from dpcheck.core.executor import run_chunks
+from dpcheck.core.explore import EXPLORE_CHUNK, exploration_size, explore_chunk
 from dpcheck.mechanism import as_sampler, draw
 from dpcheck.core.results import untimed
 
@@ -120,12 +132,20 @@ def one(name: str, executor: Any, samples: int, **override: Any) -> dict[str, An
     # its runs are those of the process pool's (same seed, same chunks, same payloads)
     metered = Metered(executor) if isinstance(executor, ProcessPoolExecutor) else None
     executor = executor if metered is None else metered
+    phases: dict[str, float] = {}
+
+    def progress(done: int, total: int, phase: str) -> None:
+        phases.setdefault(phase, time.perf_counter())  # when each phase began
+
     start = time.perf_counter()
     r = dpcheck.audit(mechanism, d, d_prime, claim, samples=samples, seed=0,
-                      executor=executor, **kw)
+                      executor=executor, progress=progress, **kw)
     seconds = time.perf_counter() - start
     assert r.explore_seconds is not None
+    draw_seconds = phases["select"] - phases["explore"]
     return {"seconds": seconds, "explore_seconds": r.explore_seconds,
+            "explore_draw_seconds": draw_seconds,
+            "explore_client_seconds": r.explore_seconds - draw_seconds,
             "confirm_seconds": seconds - r.explore_seconds,
             "explore_samples": r.explore_samples, "confirm_samples": r.confirm_samples,
             "chunks": None if metered is None else metered.tasks,
@@ -139,13 +159,42 @@ def chunks(samples: int, fraction: float) -> int:
     return 2 * math.ceil(max(1.0, (1.0 - fraction) * samples) / CHUNK)
 
 
-def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]]) -> dict[str, Any]:
+def explore_rounds(samples: int, fraction: float, workers: int) -> float:
+    """Exploration drawing time in units of one full exploration chunk: chunk 0 of D in the
+    client, then the other ``K_e − 1`` chunks in rounds of ``workers`` (partial chunks count
+    for their share; one chunk per side: both drawn in the client, one after the other)."""
+    m = exploration_size(samples, fraction)
+    first = min(m, EXPLORE_CHUNK) / EXPLORE_CHUNK
+    k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
+    if k_e == 2:
+        return 2 * first
+    return first + math.ceil((k_e - 1) / workers)
+
+
+def time_explore_chunks(name: str, executor: Any, count: int = 4) -> float:
+    """Seconds per exploration chunk of ``EXPLORE_CHUNK`` outputs drawn on ``executor``'s
+    workers and shipped back (``count`` chunks of D through ``run_chunks``, ``/ count``)."""
+    mechanism, d, _, _, _ = workload(name)
+    sampler = as_sampler(mechanism)
+    first = draw(sampler, d, 1, np.random.default_rng(0))
+    shape = (first.shape[1:], first.dtype.kind)
+    seed_seq = np.random.SeedSequence(0)
+    tasks = [(sampler, d, EXPLORE_CHUNK, seed_seq, "explore", 0, i + 1, shape)
+             for i in range(count)]
+    start = time.perf_counter()
+    run_chunks(executor, explore_chunk, tasks)
+    return (time.perf_counter() - start) / count
+
+
+def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]],
+        t_explore: dict[str, float]) -> dict[str, Any]:
     """The model constants of one mechanism from its runs (module docstring) and their check.
 
-    The exploration cost ``a + b·n`` is a least-squares line (``a ≥ 0``) through the
-    ``(explore_samples, explore_seconds)`` of every run and of ``explorations`` (the same
-    audit at larger exploration shares)."""
-    points = np.array([[r["explore_samples"], r["explore_seconds"]]
+    The client's exploration cost ``a + b·m`` (fitting the featurizer and selecting the events
+    on ``m`` outputs per side; the drawing phase subtracted) is a least-squares line (``a ≥ 0``)
+    through the ``(explore_samples, explore_client_seconds)`` of every run and of
+    ``explorations`` (the same audit at larger exploration shares)."""
+    points = np.array([[r["explore_samples"], r["explore_client_seconds"]]
                        for r in [*runs, *explorations]], dtype=float)
     b, a = np.polyfit(points[:, 0], points[:, 1], 1)
     if a < 0:  # through the origin instead
@@ -165,6 +214,8 @@ def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]]) -> dict[
             "t_chunk_seconds": t_chunk, "chunks": k,
             "bytes_sent_per_chunk": pool["bytes_sent"] / k,
             "bytes_received_per_chunk": pool["bytes_received"] / k,
+            "t_explore_chunk_seconds": t_explore[kind],
+            "t_explore_chunk_seconds_in_client": t_explore["local"],
             "predicted_confirm_seconds_2_workers": predicted,
             "measured_confirm_seconds_2_workers": by[2]["confirm_seconds"],
             "model_error": by[2]["confirm_seconds"] / predicted - 1.0}
@@ -175,16 +226,27 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
             row_bytes: int, kind: str = "dask_local_cluster") -> dict[str, Any]:
     """Predicted wall time of one audit on ``workers`` workers (module docstring)."""
     c = model["per_kind"][kind]
-    explore = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * fraction * samples
+    m = exploration_size(samples, fraction)
+    client = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
+    t_e = c["t_explore_chunk_seconds"]
     k = chunks(samples, fraction)
-    confirm_one = k * c["t_chunk_seconds"]
-    seconds = explore + math.ceil(k / workers) * c["t_chunk_seconds"]
+    k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
+
+    def total(w: int | None) -> tuple[float, float]:  # (exploration, all); None: unbounded
+        explore = client + t_e * (explore_rounds(samples, fraction, w) if w else
+                                  explore_rounds(samples, fraction, k_e))
+        return explore, explore + (math.ceil(k / w) if w else 1) * c["t_chunk_seconds"]
+
+    explore, seconds = total(workers)
+    one_worker = total(1)[1]
     return {"samples_per_side": samples, "explore_fraction": fraction, "workers": workers,
             "seconds": seconds, "explore_seconds": explore,
-            "speedup": (explore + confirm_one) / seconds,
-            "speedup_limit": (explore + confirm_one) / explore if explore > 0 else math.inf,
-            "client_memory_bytes": 2 * fraction * samples * row_bytes,
-            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])}
+            "explore_client_seconds": client,
+            "speedup": one_worker / seconds,
+            "speedup_limit": one_worker / total(None)[1],
+            "client_memory_bytes": 2 * m * row_bytes,
+            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
+            + (k_e - 1 if k_e > 2 else 0) * EXPLORE_CHUNK * row_bytes}
 
 
 def human_seconds(s: float) -> str:
@@ -222,17 +284,22 @@ def markdown(out: dict[str, Any]) -> str:
               + ", ".join(f"{m['mechanism']} {k} {v:.2f}" for m in out["mechanisms"]
                           for k, v in m["scaling_efficiency_1_to_2"].items()) + ".", "",
               "## Model", "",
-              "`T(n, f, W) = a + b·f·n + ceil(K/W)·t_chunk`, `K = 2·ceil((1 − f)·n / CHUNK)` "
-              "(benchmarks/scaling.py). Fitted constants and the check of the 2-worker "
-              "prediction:", "",
-              "| mechanism | a (s) | b (s/output) | executor | t_chunk (s) | 2 workers: "
-              "predicted / measured confirmation (s) | error |", "|---|---|---|---|---|---|---|"]
+              "`T(n, f, W) = a + b·m + R(m, W)·t_e + ceil(K/W)·t_chunk`, `m = f·n` exploration "
+              "outputs per side, `R = m₀/C + ceil((K_e − 1)/W)` rounds of exploration chunks "
+              "(chunk 0 of D in the client, the other `K_e − 1` on the workers; `2·m/C` when "
+              "`K_e = 2`: both in the client), `K_e = 2·ceil(m/C)`, `K = 2·ceil((1 − f)·n / C)`, "
+              "`C = 2²⁰` (benchmarks/scaling.py). `a + b·m` is the client's share of exploration "
+              "(fitting the featurizer, selecting the events). Fitted constants and the check "
+              "of the 2-worker prediction:", "",
+              "| mechanism | a (s) | b (s/output) | executor | t_e (s) | t_chunk (s) | 2 workers: "
+              "predicted / measured confirmation (s) | error |",
+              "|---|---|---|---|---|---|---|---|"]
     for mech in out["mechanisms"]:
         m = mech["model"]
         for kind, c in m["per_kind"].items():
             lines.append(f"| {mech['mechanism']} | {m['explore_fixed_seconds']:.2f} | "
                          f"{m['explore_seconds_per_output']:.3g} | {kind} | "
-                         f"{c['t_chunk_seconds']:.3f} | "
+                         f"{c['t_explore_chunk_seconds']:.3f} | {c['t_chunk_seconds']:.3f} | "
                          f"{c['predicted_confirm_seconds_2_workers']:.1f} / "
                          f"{c['measured_confirm_seconds_2_workers']:.1f} | "
                          f"{100 * c['model_error']:+.0f} % |")
@@ -244,6 +311,20 @@ def markdown(out: dict[str, Any]) -> str:
                   f"{v['predicted_explore_seconds']:.1f} s), measured {v['measured_seconds']:.1f} s "
                   f"({v['measured_explore_seconds']:.1f} s), error {100 * v['error']:+.0f} %"
                   for name, v in checks) + "."]
+    lines += ["", "Exploration drawn on the workers (largest exploration share, process pool of "
+              "2): " + "; ".join(
+                  f"{m['mechanism']} at f = {v['explore_fraction']} ({v['explore_chunks']} "
+                  f"chunks) predicted {v['predicted_draw_seconds']:.1f} s, measured "
+                  f"{v['measured_draw_seconds']:.1f} s, error {100 * v['error']:+.0f} %"
+                  for m in out["mechanisms"] for v in [m["model"]["explore_draw_check"]]) + "."]
+    lines += ["", "Target (issue 30 item 5): one audit on 8 workers at 10⁸ outputs per side "
+              "(Dask constants): " + "; ".join(
+                  f"{m['mechanism']} at f = {p['explore_fraction']}: {p['speedup']:.1f}× "
+                  f"({human_seconds(p['seconds'])}, of which exploration "
+                  f"{human_seconds(p['explore_seconds'])}, client share "
+                  f"{human_seconds(p['explore_client_seconds'])})"
+                  for m in out["mechanisms"] for p in m["predictions"]
+                  if p["workers"] == 8 and p["samples_per_side"] == 10**8) + "."]
     lines += ["", f"## Predicted: one audit on N machines of {CORES_PER_MACHINE} workers "
               "(Dask constants)", "",
               "| mechanism | outputs per side | explore_fraction | machines | wall time | "
@@ -279,11 +360,15 @@ def measure(name: str, samples: int) -> dict[str, Any]:
                      **{k: v for k, v in r.items() if k != "record"}})
         print(json.dumps({"mechanism": name, **runs[-1]}), flush=True)
 
+    t_explore: dict[str, float] = {}
     record("local", 1, None)
+    t_explore["local"] = time_explore_chunks(name, None)
     ctx = multiprocessing.get_context("spawn")
     for workers in (1, 2):
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
             record("process_pool", workers, pool)
+            if workers == 1:
+                t_explore["process_pool"] = time_explore_chunks(name, pool)
     from distributed import Client, LocalCluster
 
     for workers in (1, 2):
@@ -291,15 +376,25 @@ def measure(name: str, samples: int) -> dict[str, Any]:
                           dashboard_address=":0", silence_logs=logging.CRITICAL
                           ) as cluster, Client(cluster) as client:  # no shutdown heartbeat noise
             record("dask_local_cluster", workers, client)
+            if workers == 1:
+                t_explore["dask_local_cluster"] = time_explore_chunks(name, client)
     # larger explorations for the exploration cost a + b·n (confirmation on a 2-worker pool)
     fraction = workload(name)[4]["explore_fraction"]
     with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-        explorations = [one(name, pool, samples, explore_fraction=f)
+        explorations = [{**one(name, pool, samples, explore_fraction=f), "explore_fraction": f}
                         for f in sorted({min(0.5, 5 * fraction), 0.5})]
-        model = fit(runs, explorations)
+        model = fit(runs, explorations, t_explore)
         # out of sample: 2.5x the budget at the default explore_fraction, 2 workers
         big = int(2.5 * samples)
         check = one(name, pool, big, explore_fraction=0.1)
+    widest = explorations[-1]  # the largest exploration share: several chunks per side
+    t_e = model["per_kind"]["process_pool"]["t_explore_chunk_seconds"]
+    drawn = t_e * explore_rounds(samples, widest["explore_fraction"], 2)
+    model["explore_draw_check"] = {
+        "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
+        "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),
+        "predicted_draw_seconds": drawn, "measured_draw_seconds": widest["explore_draw_seconds"],
+        "error": widest["explore_draw_seconds"] / drawn - 1.0}
     expected = predict(model, big, 0.1, 2, 0, kind="process_pool")
     model["validation"] = {"samples_per_side": big, "explore_fraction": 0.1, "workers": 2,
                            "predicted_seconds": expected["seconds"],

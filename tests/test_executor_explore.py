@@ -17,8 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-import dpcheck.core.confirm
-import dpcheck.core.explore
+import dpcheck.core.confirm  # noqa: F401 - CONFIRM_MODULE below
 from algorithms.mechanisms.noisy_sums import RepeatedLaplace
 from dpcheck import GlobalRandomStateWarning, InvalidArgument, PureDP, audit
 from dpcheck.core.explore import exploration_size, explore, setup_audit
