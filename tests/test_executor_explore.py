@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+import threading
 import warnings
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -142,3 +143,28 @@ def test_global_random_state_warning_with_chunked_exploration(small_chunks):
     ours = [w for w in caught if issubclass(w.category, GlobalRandomStateWarning)]
     assert len(ours) == 1  # chunk 0 of D, drawn here, is checked (as unchunked exploration was)
     assert any(w.startswith("GlobalRandomStateWarning:") for w in r.warnings)
+
+
+class ThreadRecorder:
+    """A Laplace count that notes the thread of every call of exploration size."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, int]] = []
+
+    def __call__(self, data, size, rng):
+        if size == SMALL:
+            self.calls.append((data[0], threading.get_ident()))
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+
+
+def test_exploration_chunks_after_the_first_run_on_the_workers(small_chunks):
+    mechanism = ThreadRecorder()
+    with ThreadPoolExecutor(2) as threads:
+        audit(mechanism, [1.0], [0.0], PureDP(1.0), samples=SAMPLES, seed=0,
+              float_features=False, executor=threads)
+    here = threading.get_ident()
+    assert len(mechanism.calls) == 8
+    assert [side for side, ident in mechanism.calls if ident == here] == [1.0]  # chunk 0 of D
+    mechanism.calls.clear()
+    audit(mechanism, [1.0], [0.0], PureDP(1.0), samples=SAMPLES, seed=0, float_features=False)
+    assert len(mechanism.calls) == 8 and all(ident == here for _, ident in mechanism.calls)

@@ -22,12 +22,13 @@ SVT6 rows of 10 int8 cells). The result is the same bit for bit whatever the exe
 number of workers. Exploration is not checkpointed (a resumed audit redraws it, same seeds).
 
 **Fitting and selection stay here**, on the whole exploration sample, whatever the executor
-(measured, SVT6, 8·10⁵ outputs per side, this project's 2-core machine: drawing 0.6 s,
-fitting the featurizer 1.0 s, featurizing 1.5 s, selecting the events 3.2 s). Featurizing on the
-workers would need a featurizer fitted on chunk 0 alone — in the local run too, a different
-procedure — and saves at most the featurizing quarter, while selection needs every feature
-column here anyway; drawing, most of the exploration of one-call-per-output mechanisms, is what
-moves (benchmarks/scaling.py has the model).
+(measured, SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting the
+featurizer 1.2, featurizing 1.9, selecting the events 5.8). Featurizing on the workers would
+need a featurizer fitted on chunk 0 alone — in the local run too, a different procedure — would
+save at most the featurizing fifth and would ship 50 bytes of feature columns per output back
+instead of SVT6's 10-byte rows, while selection needs every feature column here anyway; drawing,
+nearly all of the exploration of one-call-per-output mechanisms, is what moves
+(benchmarks/scaling.py has the cost model, docs/howto/large-audits.md the figures).
 """
 
 from __future__ import annotations
