@@ -146,12 +146,15 @@ def test_global_random_state_warning_with_chunked_exploration(small_chunks):
 
 
 class ThreadRecorder:
-    """A Laplace count that notes the thread of every call of exploration size."""
+    """A Laplace count that notes the thread of every call of exploration size (and the size
+    of every call)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[float, int]] = []
+        self.sizes: list[int] = []
 
     def __call__(self, data, size, rng):
+        self.sizes.append(size)
         if size == SMALL:
             self.calls.append((data[0], threading.get_ident()))
         return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
@@ -168,3 +171,18 @@ def test_exploration_chunks_after_the_first_run_on_the_workers(small_chunks):
     mechanism.calls.clear()
     audit(mechanism, [1.0], [0.0], PureDP(1.0), samples=SAMPLES, seed=0, float_features=False)
     assert len(mechanism.calls) == 8 and all(ident == here for _, ident in mechanism.calls)
+
+
+def test_checkpoint_resume_redraws_only_the_chunked_exploration(small_chunks, tmp_path):
+    """Exploration is not checkpointed (as before): a rerun redraws its chunks from the same
+    seeds, finds the same events, and reuses every saved confirmation chunk."""
+    mechanism = ThreadRecorder()
+    path = tmp_path / "audit.ckpt.json"
+    kw = dict(samples=SAMPLES, seed=0, float_features=False, checkpoint=path)
+    with ThreadPoolExecutor(2) as threads:
+        first = audit(mechanism, [1.0], [0.0], PureDP(1.0), executor=threads, **kw)
+    assert len(mechanism.sizes) > 8  # exploration and confirmation chunks
+    mechanism.sizes.clear()
+    again = audit(mechanism, [1.0], [0.0], PureDP(1.0), **kw)
+    assert mechanism.sizes == [SMALL] * 8  # the exploration chunks, nothing of confirmation
+    assert untimed(again.to_dict()) == untimed(first.to_dict())
