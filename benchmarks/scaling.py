@@ -22,19 +22,21 @@ worker and shipped back, is timed on the 1-worker executors (four chunks through
 side, exploration share ``f`` (``m = f·n`` exploration outputs per side), ``W`` workers
 (``W = machines × cores``) and chunks of ``C = 2²⁰`` outputs::
 
-    T(n, f, W) = a + b·m + R(m, W)·t_e + ceil(K / W)·t_chunk
-    K = 2·ceil((1 − f)·n / C),  K_e = 2·ceil(m / C),  R = m₀/C + ceil((K_e − 1) / W)
+    T(n, f, W) = a + b·m + (m₀/C)·t_c + R(m, W)·t_e + ceil(K / W)·t_chunk
+    K = 2·ceil((1 − f)·n / C),  K_e = 2·ceil(m / C)
 
-(``m₀ = min(m, C)``: chunk 0 of D, drawn in the client before the others; when ``K_e = 2`` both
-chunks are drawn in the client, ``R = 2·m/C``). ``a + b·m``, the client's share of exploration,
+(``m₀ = min(m, C)``: chunk 0 of D, drawn in the client, ``t_c`` per full chunk, before the
+others; ``R``: the finishing time, in full chunks, of the other ``K_e − 1`` chunks handed in
+order to ``W`` workers as they free up, partial chunks for their share, ``≈ ceil((K_e − 1)/W)``;
+when ``K_e = 2`` both chunks are drawn in the client: ``2·(m/C)·t_c``). ``a + b·m``, the client's share of exploration,
 is a least-squares line through the runs and two more audits at exploration shares 5f and 0.5;
 ``t_chunk`` (seconds per confirmation chunk on one worker, dispatch included) is fitted on the
 1-worker run of each executor kind; the 2-worker runs check the confirmation part
 (``model_error``), the 0.5-share audit (several exploration chunks per side on 2 workers) checks
 the exploration drawing term (``explore_draw_check``), and one audit at 2.5× the budget and the
 default ``explore_fraction=0.1`` checks the whole prediction out of sample (``validation``).
-The client share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·m + t_e·m₀/C +
-t_chunk)``; the client holds ``2·m`` rows of exploration outputs in memory (``explore_fraction``
+The client share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·m + (m₀/C)·t_c
++ t_e + t_chunk)``; the client holds ``2·m`` rows of exploration outputs in memory (``explore_fraction``
 lowers both). Per confirmation chunk only counts come back, ``8·events`` bytes plus the task
 payload out; per exploration chunk its outputs come back, ``C × row bytes`` (10.5 MB for SVT6).
 
@@ -45,6 +47,7 @@ only approach 2× when nothing else runs. Writes ``reports/bench/scaling.json`` 
 Usage::
 
     python benchmarks/scaling.py --samples 8e6 [--library]
+    python benchmarks/scaling.py --refit      # the model's checks again, on the saved runs
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ import numpy as np
 import dpcheck
 from algorithms.zoo import get
 from dpcheck.core.confirm import CHUNK
-from dpcheck.core.executor import run_chunks
+from dpcheck.core.executor import chunk_sizes, run_chunks
 from dpcheck.core.explore import EXPLORE_CHUNK, exploration_size, explore_chunk
 from dpcheck.mechanism import as_sampler, draw
 from dpcheck.core.results import untimed
@@ -159,16 +162,21 @@ def chunks(samples: int, fraction: float) -> int:
     return 2 * math.ceil(max(1.0, (1.0 - fraction) * samples) / CHUNK)
 
 
-def explore_rounds(samples: int, fraction: float, workers: int) -> float:
-    """Exploration drawing time in units of one full exploration chunk: chunk 0 of D in the
-    client, then the other ``K_e − 1`` chunks in rounds of ``workers`` (partial chunks count
-    for their share; one chunk per side: both drawn in the client, one after the other)."""
-    m = exploration_size(samples, fraction)
-    first = min(m, EXPLORE_CHUNK) / EXPLORE_CHUNK
-    k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
-    if k_e == 2:
-        return 2 * first
-    return first + math.ceil((k_e - 1) / workers)
+def explore_draw_seconds(samples: int, fraction: float, workers: int, t_client: float,
+                        t_worker: float) -> float:
+    """Seconds of the exploration's drawing phase: chunk 0 of D in the client (``t_client`` per
+    full chunk), then the other chunks — D's, then D′'s, in that order — handed to ``workers``
+    workers as they free up (``t_worker`` per full chunk, shipping included; partial chunks
+    for their share). One chunk per side: both drawn in the client."""
+    sizes = [s / EXPLORE_CHUNK for s in chunk_sizes(exploration_size(samples, fraction),
+                                                    EXPLORE_CHUNK)]
+    rest = sizes[1:] + sizes
+    if len(rest) == 1:
+        return t_client * (sizes[0] + rest[0])
+    free = [0.0] * max(1, min(workers, len(rest)))
+    for size in rest:
+        free[free.index(min(free))] += size
+    return t_client * sizes[0] + t_worker * max(free)
 
 
 def time_explore_chunks(name: str, executor: Any, count: int = 4) -> float:
@@ -228,13 +236,13 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
     c = model["per_kind"][kind]
     m = exploration_size(samples, fraction)
     client = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
-    t_e = c["t_explore_chunk_seconds"]
     k = chunks(samples, fraction)
     k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
 
     def total(w: int | None) -> tuple[float, float]:  # (exploration, all); None: unbounded
-        explore = client + t_e * (explore_rounds(samples, fraction, w) if w else
-                                  explore_rounds(samples, fraction, k_e))
+        explore = client + explore_draw_seconds(
+            samples, fraction, w or k_e, c["t_explore_chunk_seconds_in_client"],
+            c["t_explore_chunk_seconds"])
         return explore, explore + (math.ceil(k / w) if w else 1) * c["t_chunk_seconds"]
 
     explore, seconds = total(workers)
@@ -243,6 +251,10 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
             "seconds": seconds, "explore_seconds": explore,
             "explore_client_seconds": client,
             "speedup": one_worker / seconds,
+            # exploration drawn in the client, as before issue 30 item 5
+            "speedup_local_exploration": one_worker / (
+                client + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
+                + math.ceil(k / workers) * c["t_chunk_seconds"]),
             "speedup_limit": one_worker / total(None)[1],
             "client_memory_bytes": 2 * m * row_bytes,
             "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
@@ -284,10 +296,11 @@ def markdown(out: dict[str, Any]) -> str:
               + ", ".join(f"{m['mechanism']} {k} {v:.2f}" for m in out["mechanisms"]
                           for k, v in m["scaling_efficiency_1_to_2"].items()) + ".", "",
               "## Model", "",
-              "`T(n, f, W) = a + b·m + R(m, W)·t_e + ceil(K/W)·t_chunk`, `m = f·n` exploration "
-              "outputs per side, `R = m₀/C + ceil((K_e − 1)/W)` rounds of exploration chunks "
-              "(chunk 0 of D in the client, the other `K_e − 1` on the workers; `2·m/C` when "
-              "`K_e = 2`: both in the client), `K_e = 2·ceil(m/C)`, `K = 2·ceil((1 − f)·n / C)`, "
+              "`T(n, f, W) = a + b·m + (m₀/C)·t_c + R·t_e + ceil(K/W)·t_chunk`, `m = f·n` "
+              "exploration outputs per side, chunk 0 of D (`m₀` outputs) drawn in the client, "
+              "`R ≈ ceil((K_e − 1)/W)` rounds of the other exploration chunks on the workers "
+              "(both chunks in the client when `K_e = 2`), `K_e = 2·ceil(m/C)`, "
+              "`K = 2·ceil((1 − f)·n / C)`, "
               "`C = 2²⁰` (benchmarks/scaling.py). `a + b·m` is the client's share of exploration "
               "(fitting the featurizer, selecting the events). Fitted constants and the check "
               "of the 2-worker prediction:", "",
@@ -320,6 +333,7 @@ def markdown(out: dict[str, Any]) -> str:
     lines += ["", "Target (issue 30 item 5): one audit on 8 workers at 10⁸ outputs per side "
               "(Dask constants): " + "; ".join(
                   f"{m['mechanism']} at f = {p['explore_fraction']}: {p['speedup']:.1f}× "
+                  f"(exploration drawn in the client: {p['speedup_local_exploration']:.1f}×) "
                   f"({human_seconds(p['seconds'])}, of which exploration "
                   f"{human_seconds(p['explore_seconds'])}, client share "
                   f"{human_seconds(p['explore_client_seconds'])})"
@@ -387,35 +401,47 @@ def measure(name: str, samples: int) -> dict[str, Any]:
         # out of sample: 2.5x the budget at the default explore_fraction, 2 workers
         big = int(2.5 * samples)
         check = one(name, pool, big, explore_fraction=0.1)
-    widest = explorations[-1]  # the largest exploration share: several chunks per side
-    t_e = model["per_kind"]["process_pool"]["t_explore_chunk_seconds"]
-    drawn = t_e * explore_rounds(samples, widest["explore_fraction"], 2)
-    model["explore_draw_check"] = {
-        "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
-        "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),
-        "predicted_draw_seconds": drawn, "measured_draw_seconds": widest["explore_draw_seconds"],
-        "error": widest["explore_draw_seconds"] / drawn - 1.0}
-    expected = predict(model, big, 0.1, 2, 0, kind="process_pool")
     model["validation"] = {"samples_per_side": big, "explore_fraction": 0.1, "workers": 2,
-                           "predicted_seconds": expected["seconds"],
                            "measured_seconds": check["seconds"],
-                           "predicted_explore_seconds": expected["explore_seconds"],
-                           "measured_explore_seconds": check["explore_seconds"],
-                           "error": check["seconds"] / expected["seconds"] - 1.0}
-    print(json.dumps({"mechanism": name, "validation": model["validation"]}), flush=True)
+                           "measured_explore_seconds": check["explore_seconds"]}
     efficiency = {}
     for kind in ("process_pool", "dask_local_cluster"):
         t = {r["workers"]: r["outputs_per_second"] for r in runs if r["executor"] == kind}
         efficiency[kind] = t[2] / (2 * t[1])
     mechanism, d, *_ = workload(name)
     row_bytes = int(draw(as_sampler(mechanism), d, 1, np.random.default_rng(0)).nbytes)
-    predictions = [predict(model, n, f, CORES_PER_MACHINE * m, row_bytes)
-                   for n in PREDICT_SAMPLES for f in PREDICT_FRACTIONS for m in PREDICT_MACHINES]
-    return {"mechanism": name, "samples_per_side": samples, "row_bytes": row_bytes,
-            "runs": runs,
-            "explorations": [{k: v for k, v in e.items() if k != "record"} for e in explorations],
-            "scaling_efficiency_1_to_2": efficiency, "model": model,
-            "predictions": predictions}
+    out = {"mechanism": name, "samples_per_side": samples, "row_bytes": row_bytes,
+           "runs": runs,
+           "explorations": [{k: v for k, v in e.items() if k != "record"} for e in explorations],
+           "scaling_efficiency_1_to_2": efficiency, "model": model}
+    derive(out)
+    print(json.dumps({"mechanism": name, "validation": model["validation"]}), flush=True)
+    return out
+
+
+def derive(mech: dict[str, Any]) -> None:
+    """The checks and predictions of a measured mechanism's model (``--refit`` redoes them on a
+    saved ``scaling.json``): the exploration drawing term on the largest exploration share,
+    the out-of-sample validation, the predicted table."""
+    model, samples, row_bytes = mech["model"], mech["samples_per_side"], mech["row_bytes"]
+    widest = mech["explorations"][-1]  # the largest exploration share: several chunks per side
+    c = model["per_kind"]["process_pool"]
+    drawn = explore_draw_seconds(samples, widest["explore_fraction"], 2,
+                                 c["t_explore_chunk_seconds_in_client"],
+                                 c["t_explore_chunk_seconds"])
+    model["explore_draw_check"] = {
+        "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
+        "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),
+        "predicted_draw_seconds": drawn, "measured_draw_seconds": widest["explore_draw_seconds"],
+        "error": widest["explore_draw_seconds"] / drawn - 1.0}
+    v = model["validation"]
+    expected = predict(model, v["samples_per_side"], 0.1, 2, 0, kind="process_pool")
+    v.update(predicted_seconds=expected["seconds"],
+             predicted_explore_seconds=expected["explore_seconds"],
+             error=v["measured_seconds"] / expected["seconds"] - 1.0)
+    mech["predictions"] = [predict(model, n, f, CORES_PER_MACHINE * m, row_bytes)
+                           for n in PREDICT_SAMPLES for f in PREDICT_FRACTIONS
+                           for m in PREDICT_MACHINES]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -426,7 +452,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="also the one-output-per-call diffprivlib Laplace (4.5e6 per side)")
     parser.add_argument("--library-samples", type=float, default=4.5e6)
     parser.add_argument("--out", default="reports/bench")
+    parser.add_argument("--refit", action="store_true",
+                        help="redo the model's checks and predictions on OUT/scaling.json "
+                             "without measuring again")
     args = parser.parse_args(argv)
+    path = Path(args.out)
+    if args.refit:
+        out = json.loads((path / "scaling.json").read_text(encoding="utf-8"))
+        for mech in out["mechanisms"]:
+            derive(mech)
+        write(path, out)
+        return 0
     mechanisms = [measure("svt6", int(args.samples))]
     if args.library:
         mechanisms.append(measure("library_laplace", int(args.library_samples)))
@@ -435,16 +471,20 @@ def main(argv: list[str] | None = None) -> int:
            "all_identical": all(r["identical_result"] for m in mechanisms for r in m["runs"]),
            # the docs' figure (svt6, docs/howto/large-audits.md), as before
            "scaling_efficiency_1_to_2": mechanisms[0]["scaling_efficiency_1_to_2"]}
-    path = Path(args.out)
+    write(path, out)
+    print(json.dumps({m["mechanism"]: m["scaling_efficiency_1_to_2"] for m in mechanisms}
+                     | {"all_identical": out["all_identical"]}))
+    return 0
+
+
+def write(path: Path, out: dict[str, Any]) -> None:
+    """``scaling.json`` and ``scaling.md`` in ``path``, each written atomically."""
     path.mkdir(parents=True, exist_ok=True)
     for name, text in (("scaling.json", json.dumps(out, indent=1) + "\n"),
                        ("scaling.md", markdown(out))):
         tmp = path / (name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path / name)
-    print(json.dumps({m["mechanism"]: m["scaling_efficiency_1_to_2"] for m in mechanisms}
-                     | {"all_identical": out["all_identical"]}))
-    return 0
 
 
 if __name__ == "__main__":
