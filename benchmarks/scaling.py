@@ -2,10 +2,15 @@
 
 **Measured.** One large audit per mechanism, run with ``executor=None`` and with 1 and 2
 workers of a ``ProcessPoolExecutor`` and of a Dask ``LocalCluster`` (one thread per worker
-process): wall time, the part of it spent before confirmation (``AuditResult.explore_seconds``:
-exploration and event selection, always in the calling process), the confirmation chunks and
-the bytes that travel (each task's pickled payload out, its counts back; metered by wrapping the
-executor). Every run must return the same result bit for bit (checked). Mechanisms:
+process): wall time, the part of it spent before confirmation (``AuditResult.explore_seconds``),
+split by the progress phases into the exploration's drawing (``explore``: chunk 0 of D in the
+client, the other exploration chunks on the workers, outputs shipped back) and its client share
+(``select``: fitting the featurizer and selecting the events, always in the calling process),
+the confirmation chunks and the bytes that travel (each task's pickled payload out, its result
+back; metered by wrapping the executor). Every run must return the same result bit for bit
+(checked). ``t_e``, the seconds of one exploration chunk of ``EXPLORE_CHUNK`` outputs drawn on a
+worker and shipped back, is timed on the 1-worker executors (four chunks through
+``run_chunks``). Mechanisms:
 
 * ``svt6`` (the zoo entry; vectorised numpy, 10-byte rows), at ``explore_fraction=0.01`` so
   that the confirmation dominates — the throughput figure of docs/howto/large-audits.md;
@@ -14,19 +19,26 @@ executor). Every run must return the same result bit for bit (checked). Mechanis
   ``explore_fraction=0.1`` — the slow one-output-per-call case that needs more than one machine.
 
 **Model** (fitted on the runs, validated on them, then extrapolated). With ``n`` outputs per
-side, exploration share ``f`` and ``W`` workers (``W = machines × cores``)::
+side, exploration share ``f`` (``m = f·n`` exploration outputs per side), ``W`` workers
+(``W = machines × cores``) and chunks of ``C = 2²⁰`` outputs::
 
-    T(n, f, W) = a + b·f·n + ceil(K / W)·t_chunk,    K = 2·ceil((1 − f)·n / CHUNK)
+    T(n, f, W) = a + b·m + (m₀/C)·t_c + R(m, W)·t_e + ceil(K / W)·t_chunk
+    K = 2·ceil((1 − f)·n / C),  K_e = 2·ceil(m / C)
 
-``a + b·f·n`` is the exploration, a least-squares line through the runs and two more audits at
-exploration shares 5f and 0.5; ``t_chunk`` (seconds per confirmation chunk of ``CHUNK`` outputs
-on one worker, dispatch included) is fitted on the 1-worker run of each executor kind; the
-2-worker runs check the confirmation part (``model_error``), and one audit at 2.5× the budget
-and the default ``explore_fraction=0.1`` checks the whole prediction out of sample
-(``validation``). Exploration is serial, so the speedup is capped at
-``1 + K·t_chunk / (a + b·f·n)`` (Amdahl); the client holds ``2·f·n`` rows of exploration
-outputs in memory (``explore_fraction`` lowers both). Only counts come back: ``8·events`` bytes
-per chunk, plus the task payload out.
+(``m₀ = min(m, C)``: chunk 0 of D, drawn in the client, ``t_c`` per full chunk, before the
+others; ``R``: the finishing time, in full chunks, of the other ``K_e − 1`` chunks handed in
+order to ``W`` workers as they free up, partial chunks for their share, ``≈ ceil((K_e − 1)/W)``;
+when ``K_e = 2`` both chunks are drawn in the client: ``2·(m/C)·t_c``). ``a + b·m``, the client's share of exploration,
+is a least-squares line through the runs and two more audits at exploration shares 5f and 0.5;
+``t_chunk`` (seconds per confirmation chunk on one worker, dispatch included) is fitted on the
+1-worker run of each executor kind; the 2-worker runs check the confirmation part
+(``model_error``), the 0.5-share audit (several exploration chunks per side on 2 workers) checks
+the exploration drawing term (``explore_draw_check``), and one audit at 2.5× the budget and the
+default ``explore_fraction=0.1`` checks the whole prediction out of sample (``validation``).
+The client share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·m + (m₀/C)·t_c
++ t_e + t_chunk)``; the client holds ``2·m`` rows of exploration outputs in memory (``explore_fraction``
+lowers both). Per confirmation chunk only counts come back, ``8·events`` bytes plus the task
+payload out; per exploration chunk its outputs come back, ``C × row bytes`` (10.5 MB for SVT6).
 
 The numbers depend on the cores actually free: on a shared 2-core machine two workers can
 only approach 2× when nothing else runs. Writes ``reports/bench/scaling.json`` and
@@ -35,6 +47,7 @@ only approach 2× when nothing else runs. Writes ``reports/bench/scaling.json`` 
 Usage::
 
     python benchmarks/scaling.py --samples 8e6 [--library]
+    python benchmarks/scaling.py --refit      # the model's checks again, on the saved runs
 """
 
 from __future__ import annotations
@@ -59,6 +72,8 @@ import numpy as np
 import dpcheck
 from algorithms.zoo import get
 from dpcheck.core.confirm import CHUNK
+from dpcheck.core.executor import chunk_sizes, run_chunks
+from dpcheck.core.explore import EXPLORE_CHUNK, exploration_size, explore_chunk
 from dpcheck.mechanism import as_sampler, draw
 from dpcheck.core.results import untimed
 
@@ -120,12 +135,20 @@ def one(name: str, executor: Any, samples: int, **override: Any) -> dict[str, An
     # its runs are those of the process pool's (same seed, same chunks, same payloads)
     metered = Metered(executor) if isinstance(executor, ProcessPoolExecutor) else None
     executor = executor if metered is None else metered
+    phases: dict[str, float] = {}
+
+    def progress(done: int, total: int, phase: str) -> None:
+        phases.setdefault(phase, time.perf_counter())  # when each phase began
+
     start = time.perf_counter()
     r = dpcheck.audit(mechanism, d, d_prime, claim, samples=samples, seed=0,
-                      executor=executor, **kw)
+                      executor=executor, progress=progress, **kw)
     seconds = time.perf_counter() - start
     assert r.explore_seconds is not None
+    draw_seconds = phases["select"] - phases["explore"]
     return {"seconds": seconds, "explore_seconds": r.explore_seconds,
+            "explore_draw_seconds": draw_seconds,
+            "explore_client_seconds": r.explore_seconds - draw_seconds,
             "confirm_seconds": seconds - r.explore_seconds,
             "explore_samples": r.explore_samples, "confirm_samples": r.confirm_samples,
             "chunks": None if metered is None else metered.tasks,
@@ -139,13 +162,47 @@ def chunks(samples: int, fraction: float) -> int:
     return 2 * math.ceil(max(1.0, (1.0 - fraction) * samples) / CHUNK)
 
 
-def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]]) -> dict[str, Any]:
+def explore_draw_seconds(samples: int, fraction: float, workers: int, t_client: float,
+                        t_worker: float) -> float:
+    """Seconds of the exploration's drawing phase: chunk 0 of D in the client (``t_client`` per
+    full chunk), then the other chunks — D's, then D′'s, in that order — handed to ``workers``
+    workers as they free up (``t_worker`` per full chunk, shipping included; partial chunks
+    for their share). One chunk per side: both drawn in the client."""
+    sizes = [s / EXPLORE_CHUNK for s in chunk_sizes(exploration_size(samples, fraction),
+                                                    EXPLORE_CHUNK)]
+    rest = sizes[1:] + sizes
+    if len(rest) == 1:
+        return t_client * (sizes[0] + rest[0])
+    free = [0.0] * max(1, min(workers, len(rest)))
+    for size in rest:
+        free[free.index(min(free))] += size
+    return t_client * sizes[0] + t_worker * max(free)
+
+
+def time_explore_chunks(name: str, executor: Any, count: int = 4) -> float:
+    """Seconds per exploration chunk of ``EXPLORE_CHUNK`` outputs drawn on ``executor``'s
+    workers and shipped back (``count`` chunks of D through ``run_chunks``, ``/ count``)."""
+    mechanism, d, _, _, _ = workload(name)
+    sampler = as_sampler(mechanism)
+    first = draw(sampler, d, 1, np.random.default_rng(0))
+    shape = (first.shape[1:], first.dtype.kind)
+    seed_seq = np.random.SeedSequence(0)
+    tasks = [(sampler, d, EXPLORE_CHUNK, seed_seq, "explore", 0, i + 1, shape)
+             for i in range(count)]
+    start = time.perf_counter()
+    run_chunks(executor, explore_chunk, tasks)
+    return (time.perf_counter() - start) / count
+
+
+def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]],
+        t_explore: dict[str, float]) -> dict[str, Any]:
     """The model constants of one mechanism from its runs (module docstring) and their check.
 
-    The exploration cost ``a + b·n`` is a least-squares line (``a ≥ 0``) through the
-    ``(explore_samples, explore_seconds)`` of every run and of ``explorations`` (the same
-    audit at larger exploration shares)."""
-    points = np.array([[r["explore_samples"], r["explore_seconds"]]
+    The client's exploration cost ``a + b·m`` (fitting the featurizer and selecting the events
+    on ``m`` outputs per side; the drawing phase subtracted) is a least-squares line (``a ≥ 0``)
+    through the ``(explore_samples, explore_client_seconds)`` of every run and of
+    ``explorations`` (the same audit at larger exploration shares)."""
+    points = np.array([[r["explore_samples"], r["explore_client_seconds"]]
                        for r in [*runs, *explorations]], dtype=float)
     b, a = np.polyfit(points[:, 0], points[:, 1], 1)
     if a < 0:  # through the origin instead
@@ -165,6 +222,8 @@ def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]]) -> dict[
             "t_chunk_seconds": t_chunk, "chunks": k,
             "bytes_sent_per_chunk": pool["bytes_sent"] / k,
             "bytes_received_per_chunk": pool["bytes_received"] / k,
+            "t_explore_chunk_seconds": t_explore[kind],
+            "t_explore_chunk_seconds_in_client": t_explore["local"],
             "predicted_confirm_seconds_2_workers": predicted,
             "measured_confirm_seconds_2_workers": by[2]["confirm_seconds"],
             "model_error": by[2]["confirm_seconds"] / predicted - 1.0}
@@ -175,16 +234,31 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
             row_bytes: int, kind: str = "dask_local_cluster") -> dict[str, Any]:
     """Predicted wall time of one audit on ``workers`` workers (module docstring)."""
     c = model["per_kind"][kind]
-    explore = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * fraction * samples
+    m = exploration_size(samples, fraction)
+    client = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
     k = chunks(samples, fraction)
-    confirm_one = k * c["t_chunk_seconds"]
-    seconds = explore + math.ceil(k / workers) * c["t_chunk_seconds"]
+    k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
+
+    def total(w: int | None) -> tuple[float, float]:  # (exploration, all); None: unbounded
+        explore = client + explore_draw_seconds(
+            samples, fraction, w or k_e, c["t_explore_chunk_seconds_in_client"],
+            c["t_explore_chunk_seconds"])
+        return explore, explore + (math.ceil(k / w) if w else 1) * c["t_chunk_seconds"]
+
+    explore, seconds = total(workers)
+    one_worker = total(1)[1]
     return {"samples_per_side": samples, "explore_fraction": fraction, "workers": workers,
             "seconds": seconds, "explore_seconds": explore,
-            "speedup": (explore + confirm_one) / seconds,
-            "speedup_limit": (explore + confirm_one) / explore if explore > 0 else math.inf,
-            "client_memory_bytes": 2 * fraction * samples * row_bytes,
-            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])}
+            "explore_client_seconds": client,
+            "speedup": one_worker / seconds,
+            # exploration drawn in the client, as before issue 30 item 5
+            "speedup_local_exploration": one_worker / (
+                client + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
+                + math.ceil(k / workers) * c["t_chunk_seconds"]),
+            "speedup_limit": one_worker / total(None)[1],
+            "client_memory_bytes": 2 * m * row_bytes,
+            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
+            + (k_e - 1 if k_e > 2 else 0) * EXPLORE_CHUNK * row_bytes}
 
 
 def human_seconds(s: float) -> str:
@@ -222,17 +296,23 @@ def markdown(out: dict[str, Any]) -> str:
               + ", ".join(f"{m['mechanism']} {k} {v:.2f}" for m in out["mechanisms"]
                           for k, v in m["scaling_efficiency_1_to_2"].items()) + ".", "",
               "## Model", "",
-              "`T(n, f, W) = a + b·f·n + ceil(K/W)·t_chunk`, `K = 2·ceil((1 − f)·n / CHUNK)` "
-              "(benchmarks/scaling.py). Fitted constants and the check of the 2-worker "
-              "prediction:", "",
-              "| mechanism | a (s) | b (s/output) | executor | t_chunk (s) | 2 workers: "
-              "predicted / measured confirmation (s) | error |", "|---|---|---|---|---|---|---|"]
+              "`T(n, f, W) = a + b·m + (m₀/C)·t_c + R·t_e + ceil(K/W)·t_chunk`, `m = f·n` "
+              "exploration outputs per side, chunk 0 of D (`m₀` outputs) drawn in the client, "
+              "`R ≈ ceil((K_e − 1)/W)` rounds of the other exploration chunks on the workers "
+              "(both chunks in the client when `K_e = 2`), `K_e = 2·ceil(m/C)`, "
+              "`K = 2·ceil((1 − f)·n / C)`, "
+              "`C = 2²⁰` (benchmarks/scaling.py). `a + b·m` is the client's share of exploration "
+              "(fitting the featurizer, selecting the events). Fitted constants and the check "
+              "of the 2-worker prediction:", "",
+              "| mechanism | a (s) | b (s/output) | executor | t_e (s) | t_chunk (s) | 2 workers: "
+              "predicted / measured confirmation (s) | error |",
+              "|---|---|---|---|---|---|---|---|"]
     for mech in out["mechanisms"]:
         m = mech["model"]
         for kind, c in m["per_kind"].items():
             lines.append(f"| {mech['mechanism']} | {m['explore_fixed_seconds']:.2f} | "
                          f"{m['explore_seconds_per_output']:.3g} | {kind} | "
-                         f"{c['t_chunk_seconds']:.3f} | "
+                         f"{c['t_explore_chunk_seconds']:.3f} | {c['t_chunk_seconds']:.3f} | "
                          f"{c['predicted_confirm_seconds_2_workers']:.1f} / "
                          f"{c['measured_confirm_seconds_2_workers']:.1f} | "
                          f"{100 * c['model_error']:+.0f} % |")
@@ -244,6 +324,21 @@ def markdown(out: dict[str, Any]) -> str:
                   f"{v['predicted_explore_seconds']:.1f} s), measured {v['measured_seconds']:.1f} s "
                   f"({v['measured_explore_seconds']:.1f} s), error {100 * v['error']:+.0f} %"
                   for name, v in checks) + "."]
+    lines += ["", "Exploration drawn on the workers (largest exploration share, process pool of "
+              "2): " + "; ".join(
+                  f"{m['mechanism']} at f = {v['explore_fraction']} ({v['explore_chunks']} "
+                  f"chunks) predicted {v['predicted_draw_seconds']:.1f} s, measured "
+                  f"{v['measured_draw_seconds']:.1f} s, error {100 * v['error']:+.0f} %"
+                  for m in out["mechanisms"] for v in [m["model"]["explore_draw_check"]]) + "."]
+    lines += ["", "Target (issue 30 item 5): one audit on 8 workers at 10⁸ outputs per side "
+              "(Dask constants): " + "; ".join(
+                  f"{m['mechanism']} at f = {p['explore_fraction']}: {p['speedup']:.1f}× "
+                  f"(exploration drawn in the client: {p['speedup_local_exploration']:.1f}×) "
+                  f"({human_seconds(p['seconds'])}, of which exploration "
+                  f"{human_seconds(p['explore_seconds'])}, client share "
+                  f"{human_seconds(p['explore_client_seconds'])})"
+                  for m in out["mechanisms"] for p in m["predictions"]
+                  if p["workers"] == 8 and p["samples_per_side"] == 10**8) + "."]
     lines += ["", f"## Predicted: one audit on N machines of {CORES_PER_MACHINE} workers "
               "(Dask constants)", "",
               "| mechanism | outputs per side | explore_fraction | machines | wall time | "
@@ -279,11 +374,15 @@ def measure(name: str, samples: int) -> dict[str, Any]:
                      **{k: v for k, v in r.items() if k != "record"}})
         print(json.dumps({"mechanism": name, **runs[-1]}), flush=True)
 
+    t_explore: dict[str, float] = {}
     record("local", 1, None)
+    t_explore["local"] = time_explore_chunks(name, None)
     ctx = multiprocessing.get_context("spawn")
     for workers in (1, 2):
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
             record("process_pool", workers, pool)
+            if workers == 1:
+                t_explore["process_pool"] = time_explore_chunks(name, pool)
     from distributed import Client, LocalCluster
 
     for workers in (1, 2):
@@ -291,36 +390,58 @@ def measure(name: str, samples: int) -> dict[str, Any]:
                           dashboard_address=":0", silence_logs=logging.CRITICAL
                           ) as cluster, Client(cluster) as client:  # no shutdown heartbeat noise
             record("dask_local_cluster", workers, client)
+            if workers == 1:
+                t_explore["dask_local_cluster"] = time_explore_chunks(name, client)
     # larger explorations for the exploration cost a + b·n (confirmation on a 2-worker pool)
     fraction = workload(name)[4]["explore_fraction"]
     with ProcessPoolExecutor(2, mp_context=ctx) as pool:
-        explorations = [one(name, pool, samples, explore_fraction=f)
+        explorations = [{**one(name, pool, samples, explore_fraction=f), "explore_fraction": f}
                         for f in sorted({min(0.5, 5 * fraction), 0.5})]
-        model = fit(runs, explorations)
+        model = fit(runs, explorations, t_explore)
         # out of sample: 2.5x the budget at the default explore_fraction, 2 workers
         big = int(2.5 * samples)
         check = one(name, pool, big, explore_fraction=0.1)
-    expected = predict(model, big, 0.1, 2, 0, kind="process_pool")
     model["validation"] = {"samples_per_side": big, "explore_fraction": 0.1, "workers": 2,
-                           "predicted_seconds": expected["seconds"],
                            "measured_seconds": check["seconds"],
-                           "predicted_explore_seconds": expected["explore_seconds"],
-                           "measured_explore_seconds": check["explore_seconds"],
-                           "error": check["seconds"] / expected["seconds"] - 1.0}
-    print(json.dumps({"mechanism": name, "validation": model["validation"]}), flush=True)
+                           "measured_explore_seconds": check["explore_seconds"]}
     efficiency = {}
     for kind in ("process_pool", "dask_local_cluster"):
         t = {r["workers"]: r["outputs_per_second"] for r in runs if r["executor"] == kind}
         efficiency[kind] = t[2] / (2 * t[1])
     mechanism, d, *_ = workload(name)
     row_bytes = int(draw(as_sampler(mechanism), d, 1, np.random.default_rng(0)).nbytes)
-    predictions = [predict(model, n, f, CORES_PER_MACHINE * m, row_bytes)
-                   for n in PREDICT_SAMPLES for f in PREDICT_FRACTIONS for m in PREDICT_MACHINES]
-    return {"mechanism": name, "samples_per_side": samples, "row_bytes": row_bytes,
-            "runs": runs,
-            "explorations": [{k: v for k, v in e.items() if k != "record"} for e in explorations],
-            "scaling_efficiency_1_to_2": efficiency, "model": model,
-            "predictions": predictions}
+    out = {"mechanism": name, "samples_per_side": samples, "row_bytes": row_bytes,
+           "runs": runs,
+           "explorations": [{k: v for k, v in e.items() if k != "record"} for e in explorations],
+           "scaling_efficiency_1_to_2": efficiency, "model": model}
+    derive(out)
+    print(json.dumps({"mechanism": name, "validation": model["validation"]}), flush=True)
+    return out
+
+
+def derive(mech: dict[str, Any]) -> None:
+    """The checks and predictions of a measured mechanism's model (``--refit`` redoes them on a
+    saved ``scaling.json``): the exploration drawing term on the largest exploration share,
+    the out-of-sample validation, the predicted table."""
+    model, samples, row_bytes = mech["model"], mech["samples_per_side"], mech["row_bytes"]
+    widest = mech["explorations"][-1]  # the largest exploration share: several chunks per side
+    c = model["per_kind"]["process_pool"]
+    drawn = explore_draw_seconds(samples, widest["explore_fraction"], 2,
+                                 c["t_explore_chunk_seconds_in_client"],
+                                 c["t_explore_chunk_seconds"])
+    model["explore_draw_check"] = {
+        "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
+        "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),
+        "predicted_draw_seconds": drawn, "measured_draw_seconds": widest["explore_draw_seconds"],
+        "error": widest["explore_draw_seconds"] / drawn - 1.0}
+    v = model["validation"]
+    expected = predict(model, v["samples_per_side"], 0.1, 2, 0, kind="process_pool")
+    v.update(predicted_seconds=expected["seconds"],
+             predicted_explore_seconds=expected["explore_seconds"],
+             error=v["measured_seconds"] / expected["seconds"] - 1.0)
+    mech["predictions"] = [predict(model, n, f, CORES_PER_MACHINE * m, row_bytes)
+                           for n in PREDICT_SAMPLES for f in PREDICT_FRACTIONS
+                           for m in PREDICT_MACHINES]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,7 +452,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="also the one-output-per-call diffprivlib Laplace (4.5e6 per side)")
     parser.add_argument("--library-samples", type=float, default=4.5e6)
     parser.add_argument("--out", default="reports/bench")
+    parser.add_argument("--refit", action="store_true",
+                        help="redo the model's checks and predictions on OUT/scaling.json "
+                             "without measuring again")
     args = parser.parse_args(argv)
+    path = Path(args.out)
+    if args.refit:
+        out = json.loads((path / "scaling.json").read_text(encoding="utf-8"))
+        for mech in out["mechanisms"]:
+            derive(mech)
+        write(path, out)
+        return 0
     mechanisms = [measure("svt6", int(args.samples))]
     if args.library:
         mechanisms.append(measure("library_laplace", int(args.library_samples)))
@@ -340,16 +471,20 @@ def main(argv: list[str] | None = None) -> int:
            "all_identical": all(r["identical_result"] for m in mechanisms for r in m["runs"]),
            # the docs' figure (svt6, docs/howto/large-audits.md), as before
            "scaling_efficiency_1_to_2": mechanisms[0]["scaling_efficiency_1_to_2"]}
-    path = Path(args.out)
+    write(path, out)
+    print(json.dumps({m["mechanism"]: m["scaling_efficiency_1_to_2"] for m in mechanisms}
+                     | {"all_identical": out["all_identical"]}))
+    return 0
+
+
+def write(path: Path, out: dict[str, Any]) -> None:
+    """``scaling.json`` and ``scaling.md`` in ``path``, each written atomically."""
     path.mkdir(parents=True, exist_ok=True)
     for name, text in (("scaling.json", json.dumps(out, indent=1) + "\n"),
                        ("scaling.md", markdown(out))):
         tmp = path / (name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path / name)
-    print(json.dumps({m["mechanism"]: m["scaling_efficiency_1_to_2"] for m in mechanisms}
-                     | {"all_identical": out["all_identical"]}))
-    return 0
 
 
 if __name__ == "__main__":

@@ -203,9 +203,10 @@ def records_warnings(audit_fn: _F) -> _F:
     :func:`seeding_warning`.
 
     Warnings issued by dpcheck's own code are re-issued, not recorded (they signal a problem
-    of the auditor, and the test suite turns them into errors). Warnings raised in other
-    processes (an executor's workers) are not seen; the exploration sample is always drawn in
-    the calling process, so a library that warns on every call is recorded.
+    of the auditor, and the test suite turns them into errors). Warnings raised on an
+    executor's workers (exploration and confirmation chunks) come back with the chunk's result
+    (:func:`dpcheck.core.executor.run_pickled`, at most 20 per chunk) and are re-issued here,
+    so they are recorded as if raised in this process.
     """
 
     @functools.wraps(audit_fn)

@@ -4,8 +4,9 @@ Work is split by **sample count**, never by worker count: chunk ``i`` of a strea
 same size and its own seed (:func:`chunk_generator`), so the result of a run is the same bit for
 bit whatever runs the chunks — ``executor=None`` (in this process, in order), any
 :class:`concurrent.futures.Executor` (``ProcessPoolExecutor``, ``ThreadPoolExecutor``) or a Dask
-``distributed.Client`` — and whatever the number of workers. Only the chunk's small result
-(event counts) travels back.
+``distributed.Client`` — and whatever the number of workers. Only the chunk's result travels
+back: event counts for a confirmation chunk (:mod:`dpcheck.core.confirm`), the outputs
+themselves for an exploration chunk (:mod:`dpcheck.core.explore`).
 
 Results are handed over as they finish (``as_completed``: progress and checkpoints count the
 chunks of all workers), but errors are those of the local run: the error of the lowest-index

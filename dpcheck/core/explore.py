@@ -7,6 +7,28 @@ confirm (:func:`dpcheck.events.select.select_events`, optionally randomised boun
 :mod:`dpcheck.events.ties`, and the one-sided values of :mod:`dpcheck.events.support`). Nothing drawn here is counted again for confirmation (design §4
 rule 1). :class:`Setup` and :class:`Explored` carry one audit from here to
 :func:`dpcheck.core.audit.finish`; :func:`dpcheck.audit_pairs` shares them across pairs.
+
+**Drawing on an executor.** Exploration outputs are drawn in chunks of :data:`EXPLORE_CHUNK`
+outputs per side, each on its own stream (:func:`dpcheck.core.executor.chunk_generator`: chunk 0
+is the stream ``(stream, side)`` itself, so an exploration of at most one chunk per side draws
+exactly what unchunked exploration drew). Chunk 0 of D is drawn in the calling process first: it
+is where the global-``np.random`` check runs and it fixes the trailing shape and dtype kind that
+every other chunk must have (the same :func:`~dpcheck.mechanism.draw` errors as before). The
+other chunks run on ``executor`` (:func:`~dpcheck.core.executor.run_chunks`: progress per chunk,
+the error of the lowest-index failing chunk, worker warnings recorded) — in this process when
+``executor`` is ``None`` or only one chunk is left — and their **outputs travel back**:
+``size × row bytes`` per chunk plus ~0.2 kB of pickle framing (10.5 MB for a chunk of 2²⁰
+SVT6 rows of 10 int8 cells). The result is the same bit for bit whatever the executor and the
+number of workers. Exploration is not checkpointed (a resumed audit redraws it, same seeds).
+
+**Fitting and selection stay here**, on the whole exploration sample, whatever the executor
+(measured, SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting the
+featurizer 1.2, featurizing 1.9, selecting the events 5.8). Featurizing on the workers would
+need a featurizer fitted on chunk 0 alone — in the local run too, a different procedure — would
+save at most the featurizing fifth and would ship 50 bytes of feature columns per output back
+instead of SVT6's 10-byte rows, while selection needs every feature column here anyway; drawing,
+nearly all of the exploration of one-call-per-output mechanisms, is what moves
+(benchmarks/scaling.py has the cost model, docs/howto/large-audits.md the figures).
 """
 
 from __future__ import annotations
@@ -22,7 +44,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcheck.core.certify import Certifier, certifier_for
-from dpcheck.core.executor import check_executor
+from dpcheck.core.executor import (check_executor, chunk_generator, chunk_sizes,
+                                    run_chunks)
 from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
 from dpcheck.events.event import Candidate, Event
 from dpcheck.events.select import select_events
@@ -35,7 +58,12 @@ from dpcheck.internal.rng import generator
 from dpcheck.mechanism import as_sampler, draw, mechanism_name
 from dpcheck.validation import check_alpha, check_int, check_probability, check_seed
 
-__all__ = ["Explored", "Setup", "explore", "exploration_size", "setup_audit", "POISSON_MIN"]
+__all__ = ["EXPLORE_CHUNK", "Explored", "Setup", "explore", "explore_chunk", "exploration_size",
+           "setup_audit", "POISSON_MIN"]
+
+#: Exploration outputs are drawn in chunks of this many per side (fixed: results depend on it;
+#: explorations of at most one chunk per side draw what unchunked exploration drew).
+EXPLORE_CHUNK = 1 << 20  # the confirmation chunk (dpcheck.core.confirm.CHUNK)
 
 _MIN_EXPLORE = 1000
 #: Pure claims with at least this many confirmation outputs per side Poissonize the
@@ -151,27 +179,15 @@ def explore(
     put in front of the ``n_explore`` new ones; ``stream`` names the seed stream of the new
     ones (distinct names give independent outputs)."""
     seed_seq = setup.seed_seq if seed_seq is None else seed_seq
-    mechanism, sampler, claim = setup.mechanism, setup.sampler, setup.claim
+    claim = setup.claim
     trailing = kind = None
     if prior is not None:
         trailing, kind = prior[0].shape[1:], prior[0].dtype.kind
     rep = setup.progress
     if rep is not None:
         rep.at(rep.done, "explore")  # at once: exploration may take a while
-    before = _global_state()
-    out_d = draw(sampler, d, n_explore, generator(seed_seq, stream, 0), arg="mechanism",
-                 trailing=trailing, kind=kind)
+    out_d, out_dp = _draw_sides(setup, d, d_prime, n_explore, seed_seq, stream, trailing, kind)
     if rep is not None:
-        rep.advance(n_explore, "explore")
-    if _global_state() != before:
-        warnings.warn(
-            f"{mechanism_name(mechanism)} draws from numpy's global np.random state instead of "
-            "the rng it is given: the audit's seed does not determine its outputs, so results "
-            "cannot be replayed", GlobalRandomStateWarning, stacklevel=3)
-    out_dp = draw(sampler, d_prime, n_explore, generator(seed_seq, stream, 1),
-                  arg="mechanism", trailing=out_d.shape[1:], kind=out_d.dtype.kind)
-    if rep is not None:
-        rep.advance(n_explore, "explore")
         rep.at(rep.done, "select")  # features and event selection
     if prior is not None:
         out_d = np.concatenate([prior[0], out_d])
@@ -195,6 +211,58 @@ def explore(
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
     return Explored(d, d_prime, seed_seq, out_d, out_dp, featurizer, chosen, scored, n_confirm,
                     poisson)
+
+
+def _draw_sides(
+    setup: Setup, d: Any, d_prime: Any, n: int, seed_seq: np.random.SeedSequence, stream: str,
+    trailing: tuple[int, ...] | None, kind: str | None,
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """``n`` exploration outputs of each side, in chunks of :data:`EXPLORE_CHUNK` (module
+    docstring): chunk 0 of D here (the global-state check; its shape and dtype kind are those
+    every other chunk must have), then the other chunks on ``setup.executor`` (in this
+    process when it is ``None`` or when only one chunk is left)."""
+    sampler, rep = setup.sampler, setup.progress
+    sizes = chunk_sizes(n, EXPLORE_CHUNK) or [0]
+    before = _global_state()
+    first = draw(sampler, d, sizes[0], generator(seed_seq, stream, 0), arg="mechanism",
+                 trailing=trailing, kind=kind)
+    if rep is not None:
+        rep.advance(sizes[0], "explore")
+    if _global_state() != before:
+        warnings.warn(
+            f"{mechanism_name(setup.mechanism)} draws from numpy's global np.random state "
+            "instead of the rng it is given: the audit's seed does not determine its outputs, "
+            "so results cannot be replayed", GlobalRandomStateWarning, stacklevel=4)
+    shape = (first.shape[1:], first.dtype.kind)
+    tasks = [(sampler, data, size, seed_seq, stream, side, i, shape)
+             for side, data in enumerate((d, d_prime)) for i, size in enumerate(sizes)
+             if side or i]
+
+    def finished(k: int, part: NDArray[Any]) -> None:
+        if rep is not None:
+            rep.advance(tasks[k][2], "explore")
+
+    parts = run_chunks(setup.executor if len(tasks) > 1 else None, explore_chunk, tasks,
+                       finished)
+    cut = len(sizes) - 1
+    return _joined([first, *parts[:cut]]), _joined(parts[cut:])
+
+
+def explore_chunk(
+    sampler: Any, data: Any, size: int, seed_seq: np.random.SeedSequence, stream: str,
+    side: int, index: int, shape: tuple[tuple[int, ...], str],
+) -> NDArray[Any]:
+    """Chunk ``index`` of side ``side`` of exploration stream ``stream`` (``size`` outputs of
+    the trailing shape and dtype kind ``shape``): the unit of exploration work sent to an
+    executor's workers; the outputs themselves travel back."""
+    rng = chunk_generator(seed_seq, stream, side, index)
+    return draw(sampler, data, size, rng, arg="mechanism", trailing=shape[0], kind=shape[1])
+
+
+def _joined(parts: list[NDArray[Any]]) -> NDArray[Any]:
+    """The chunks of one side in order (a single chunk as is: bit for bit the draw of dpcheck
+    versions before chunked exploration)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _global_state() -> tuple[int, bytes]:
