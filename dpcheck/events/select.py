@@ -195,6 +195,9 @@ class _Shortlist:
     v_p: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     v_q: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
     gen_score: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+    #: generation-half counts of every entry (D, D′), for :func:`_twin`
+    g_d: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    g_dp: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
 
 
 def _shortlist(gen: _Generated, with_delta: bool, dkw: dict[str, Any]) -> _Shortlist:
@@ -257,6 +260,8 @@ def _validate(short: _Shortlist, halves: _Halves,
         v_p, v_q = np.append(v_p, pp), np.append(v_q, pq)
         gen_score = np.append(gen_score, score)
     short.v_p, short.v_q, short.gen_score = v_p, v_q, gen_score
+    events = [ev for ev, _, _ in entries]
+    short.g_d, short.g_dp = count_events(events, halves.gen_d), count_events(events, halves.gen_dp)
 
 
 Ranking = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
@@ -310,8 +315,8 @@ def _rankings(short: _Shortlist, n_val: int, k: int, kw: dict[str, Any]
 def _twin(short: _Shortlist, halves: _Halves, idx: int) -> tuple[Any, ...]:
     """The same set of outputs reached through two features (a row pattern, its flag column,
     its learned score) has identical counts on both halves: it is confirmed once."""
-    event, forward, _ = short.entries[idx]
-    return (bool(forward), event.count(halves.gen_d), event.count(halves.gen_dp),
+    _, forward, _ = short.entries[idx]
+    return (bool(forward), int(short.g_d[idx]), int(short.g_dp[idx]),
             int(short.v_p[idx]), int(short.v_q[idx]), short.partners[idx] is None)
 
 
