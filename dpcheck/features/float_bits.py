@@ -70,8 +70,9 @@ from numpy.typing import NDArray
 from dpcheck.features.family import Batch, Exploration, Fitted
 from dpcheck.features.feature import Feature
 
-__all__ = ["NAMES", "JOINT", "MIN_COUNT", "MIN_SHARE", "COLUMNS", "FloatBitsFamily", "bit_features", "lsb", "binade_lsb",
-           "exponent_lsb", "low_bits", "column", "joint_hole"]
+__all__ = ["NAMES", "JOINT", "MIN_COUNT", "MIN_SHARE", "COLUMNS", "FloatBitsFamily",
+           "bit_features", "lsb", "binade_lsb", "exponent_lsb", "low_bits", "column",
+           "joint_hole"]
 
 #: Feature names (``(name, ordered)``) added for scalar float outputs, in this order.
 NAMES: tuple[tuple[str, bool], ...] = (("lsb(output)", True),)
@@ -113,8 +114,26 @@ def binade_lsb(x: NDArray[Any], lsb_x: NDArray[np.float64] | None = None) -> NDA
 
 def exponent_lsb(x: NDArray[Any], lsb_x: NDArray[np.float64] | None = None
                  ) -> NDArray[np.float64]:
-    """Categorical code of (binary exponent of ``|x|``, lsb) (``lsb_x``: ``lsb(x)`` if known);
-    the sign is left out (a symmetric mechanism's holes at ±x would split)."""
+    """Categorical code of (binary exponent of ``|x|``, lsb) of each float64 in ``x``.
+
+    Parameters
+    ----------
+    x
+        Float64 outputs.
+    lsb_x
+        ``lsb(x)`` if already computed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``8192·(biased exponent) + lsb + 4096``: the sign is left out (the textbook mechanism's
+        outputs at −x and x from value 1 vs 0 lie on different grids, so a signed code would
+        show a joint hole the lsb marginal already has).
+
+    References
+    ----------
+    Issue 30 item 4 (joint binade × lowest-set-bit events); Mironov, CCS 2012.
+    """
     bits = np.ascontiguousarray(np.asarray(x, dtype=np.float64)).view(np.uint64)
     top = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.float64)  # biased exponent
     return top * 8192.0 + (lsb(x) if lsb_x is None else lsb_x) + 4096.0
@@ -154,8 +173,28 @@ def _one_sided(a: NDArray[np.int64], b: NDArray[np.int64], need: float) -> NDArr
 
 
 def joint_hole(out_d: NDArray[Any], out_dp: NDArray[Any]) -> bool:
-    """Whether these (exploration) outputs show a hole in (exponent, lsb) that the lsb marginal
-    does not: rule 1 and 2 of the module docstring, on finite non-zero outputs."""
+    """Whether these exploration outputs show a hole in (exponent, lsb) that the lsb marginal
+    does not (rules 1 and 2 of the module docstring, on the finite non-zero outputs).
+
+    Parameters
+    ----------
+    out_d, out_dp
+        Scalar float outputs (shape ``(n,)`` or ``(n, 1)``) of D and D′; the audit passes the
+        generation half of its exploration sample, so the decision is fixed before any
+        confirmation output is drawn.
+
+    Returns
+    -------
+    bool
+        ``True`` when no lsb value is one-sided (seen ≥ ``need`` times on one side, never on
+        the other; ``need = max(MIN_COUNT, MIN_SHARE·n)``) and some (exponent, lsb) cell is,
+        while the other side has that exponent and that lsb ≥ ``need`` times each.
+
+    References
+    ----------
+    Issue 30 item 4; the one-sided count rule follows
+    :func:`dpcheck.features.vector_bits.hole_coordinates` (30 outputs and 0.2 %).
+    """
     x, y = (np.asarray(o, dtype=np.float64).reshape(o.shape[0], -1)[:, 0] + 0.0
             for o in (out_d, out_dp))
     x, y = x[np.isfinite(x) & (x != 0)], y[np.isfinite(y) & (y != 0)]
