@@ -34,9 +34,9 @@ Default feature (scalar float outputs, without a user ``features=`` map):
        other, while the other side has binade e ≥ ``need`` times and lsb k ≥ ``need`` times:
        the marginals are well populated on both sides, the pair never on one.
 
-    Under a law with the same grids on both sides a cell seen ≥ 30 times on one side and never on
-    the other needs a probability ratio near 2³⁰, so correct mechanisms (and textbook ones whose
-    marginal already shows the hole) keep their features and audits unchanged.
+    With equal cell probabilities on both sides, ≥ 30 outputs of a cell all on one side have
+    chance 2⁻³⁰ (with a ratio r, about e^(−30/r)), so correct mechanisms — and textbook ones whose
+    marginal already shows the hole — keep their features and audits unchanged.
 
 Further features, in the user map :func:`bit_features` (slower: many categorical values):
 
@@ -46,7 +46,7 @@ Further features, in the user map :func:`bit_features` (slower: many categorical
 ``low_bits``
     the 8 lowest mantissa bits, categorical (DP-Sniper's bit-pattern features, coarsened).
 
-None of them knows the sampler; they read only the float64 bits. Only ``lsb`` is on by default:
+None of them knows the sampler; they read only the float64 bits. Only ``lsb`` is always on:
 it reaches the sample-size ceiling on the textbook mechanisms (tests/test_float_features.py)
 at about a third of the cost of the three together (``benchmarks/README.md``); the joint
 ``exponent_lsb`` only when the rule above fires (tests/test_binade_holes.py).
