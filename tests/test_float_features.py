@@ -51,6 +51,7 @@ def test_textbook_float_noise_is_flagged_by_default(mech, d, d_prime, claim, flo
     print(f"{mech}: epsilon_lower={r.epsilon_lower:.3f} witness={r.witness.describe()}")
     assert r.violation and r.epsilon_lower > floor
     assert r.witness.event.feature_name == "lsb(output)"
+    assert "exponent_lsb(output)" not in [f["name"] for f in r.features["features"]]  # rule 1
     values_only = audit(mech, d, d_prime, claim, samples=MILLION, seed=0, float_features=False)
     assert values_only.epsilon_lower <= claim.epsilon * 1.05  # invisible on values
 
@@ -101,7 +102,7 @@ def test_calibration_with_float_features_on(name, mech, d, d_prime, record_prope
     over = 0
     for seed in range(R):
         r = audit(mech, d, d_prime, PureDP(1.0), samples=1000, alpha=alpha, seed=seed)
-        assert any(f["name"] == "lsb(output)" for f in r.features["features"])
+        assert [f["name"] for f in r.features["features"]] == ["output", "lsb(output)"]
         over += r.epsilon_lower > 1.0
     record_property("miscoverage", {"count": over, "runs": R, "alpha": alpha})
     print(f"{name}: miscoverage {over}/{R}")
