@@ -324,16 +324,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--originals", action="store_true",
                         help="also run DP-Sniper's own classes on its own pairs (needs "
                              "`dpsniper` importable; module docstring)")
+    parser.add_argument("--forms", nargs="+", choices=("zoo", "original"),
+                        default=["zoo", "original"],
+                        help="with --originals: which forms to run (default both)")
     parser.add_argument("--out", default="reports/bench")
     args = parser.parse_args(argv)
-    forms = ("zoo",)
+    forms: tuple[str, ...] = ("zoo",)
     if args.originals:
         try:
             import dpsniper  # noqa: F401
         except ImportError:
             print(NO_DPSNIPER, file=sys.stderr)
             return 2
-        forms = ("zoo", "original")
+        forms = tuple(args.forms)
     records = []
     for budget in args.budgets:
         for name in NAMES:
