@@ -14,8 +14,14 @@ Install the tool with the ``mutation`` extra (``pip install -e ".[mutation]"``).
     python benchmarks/mutation.py primitives --jobs 2 --keep /tmp/mut
 
 A survivor is either killed by a better unit test or explained as an equivalent mutant (a change
-no test can observe, e.g. an error *message* replaced by ``None`` when the tests only check the
-exception type); the explanations are kept in ``EQUIVALENT`` below, keyed by mutant name.
+no test can observe, e.g. ``integer=None`` for ``integer=False`` where only truthiness is read);
+the explanations are kept in ``EQUIVALENT`` below, keyed by :func:`stable_key` — the function's
+qualified name and the mutation's changed lines, whitespace-normalised (``mutmut show NAME``'s
+``-``/``+`` lines) — not by mutmut's name, whose ``__mutmut_<n>`` number shifts whenever the
+function's code changes. Every run computes the key of every generated mutant and reports the
+explanations of the mutated package that match none of them as *stale* (``stale_equivalent``),
+to be reviewed and deleted. Two mutants of one function that make the same change to two
+identical lines share a key (one explanation covers both).
 
 Per-paper mode (``--paper 000 [001 ...]``): the paper's reference subpackage ``algorithms/<dir>/``
 (the directory of its claim tests in ``properties/catalog.toml``; ``buggy.py`` and ``testbeds.py``
@@ -39,6 +45,7 @@ into ``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after `
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -152,6 +159,64 @@ EQUIVALENT: dict[str, str] = {
         "pats only when erm=True, which round_law never passes",
     }.items()},
 }
+#: survivors that change only an error message: NOT equivalent (the message, "name=value must
+#: be ...", is part of the validation contract) but listed apart, with the same keys
+MESSAGE_ONLY: dict[str, str] = {}
+
+
+def qualified_name(name: str) -> str:
+    """``algorithms.x.mod.xǁClsǁmeth__mutmut_7`` -> ``algorithms.x.mod.Cls.meth`` (mutmut's
+    mangling: ``x_<function>``, ``xǁ<class>ǁ<method>``)."""
+    module, _, mangled = name.partition("__mutmut_")[0].rpartition(".")
+    function = ".".join(mangled.split("ǁ")[1:]) if "ǁ" in mangled else mangled[2:]
+    return f"{module}.{function}"
+
+
+def stable_key(name: str, diff: str) -> str:
+    """The key of a mutant that survives renumbering: ``<qualified function>: <removed lines> ⟶
+    <added lines>`` from its unified diff (``mutmut show``), each line whitespace-normalised,
+    several lines joined by `` ⏎ ``. An empty diff (not computed) gives ``<function>: ?``."""
+    lines = diff.splitlines()
+    removed = [" ".join(x[1:].split()) for x in lines if x.startswith("-") and not x.startswith("---")]
+    added = [" ".join(x[1:].split()) for x in lines if x.startswith("+") and not x.startswith("+++")]
+    if not removed and not added:
+        return f"{qualified_name(name)}: ?"
+    return f"{qualified_name(name)}: {' ⏎ '.join(removed)} ⟶ {' ⏎ '.join(added)}"
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+#: mutmut's diff of every generated mutant, in one process (``mutmut show`` runs one per call)
+_ALL_DIFFS = ("import json, sys\nimport mutmut.__main__\n"
+              "from mutmut.mutation.data import SourceFileMutationData\n"
+              "from mutmut.mutation.diff_apply import get_diff_for_mutant\n"
+              "from mutmut.utils.file_utils import walk_mutatable_files\nout = {}\n"
+              "for path in walk_mutatable_files():\n"
+              "    m = SourceFileMutationData(path=path); m.load()\n"
+              "    for k in m.exit_code_by_key:\n"
+              "        out[k] = get_diff_for_mutant(k, path=path)\n"
+              "json.dump(out, sys.stdout)\n")
+
+
+def _all_diffs(where: Path) -> dict[str, str]:
+    """Mutant name -> diff for every mutant generated in ``where``."""
+    out = subprocess.run([sys.executable, "-c", _ALL_DIFFS], cwd=where, env=_env(),
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"could not diff the mutants:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout)
+
+
+def stale(prefix: str, digests: list[str] | None) -> list[str] | None:
+    """Explanations of ``EQUIVALENT`` for functions under ``prefix`` that match no mutant of the
+    run (``digests``: :func:`_digest` of every generated mutant's key; ``None``: unknown)."""
+    if digests is None:
+        return None
+    have = set(digests)
+    return sorted(k for k in (*EQUIVALENT, *MESSAGE_ONLY)
+                  if k.startswith(prefix) and _digest(k) not in have)
 
 
 def _config(module: str) -> str:
@@ -181,12 +246,6 @@ def _prepare(module: str, where: Path, config: str | None = None) -> None:
     (where / "pyproject.toml").write_text(text + (config or _config(module)))
 
 
-def _diff(where: Path, name: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=where,
-                         capture_output=True, text=True, check=False)
-    return out.stdout.strip()
-
-
 def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
     """Run mutmut on one module in the scratch directory ``where``; return its record."""
     _prepare(module, where)
@@ -201,7 +260,9 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
     killed = [k for k, c in codes.items() if c in KILLED]
     survived = sorted(k for k, c in codes.items() if c in SURVIVED)
     other = {k: c for k, c in codes.items() if c not in KILLED + SURVIVED}
-    explained = [k for k in survived if k in EQUIVALENT]
+    diffs = _all_diffs(where)
+    keys = {k: stable_key(k, diffs.get(k, "")) for k in codes}
+    explained = [k for k in survived if keys[k] in EQUIVALENT]
     scored = len(killed) + len(survived)
     return {"module": module, "mutants": len(codes), "killed": len(killed),
             "survived": len(survived), "other": other, "equivalent": len(explained),
@@ -209,8 +270,10 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
             "score_without_equivalent": (len(killed) / (scored - len(explained))
                                          if scored > len(explained) else None),
             "seconds": round(seconds, 1),
-            "survivors": [{"name": k, "equivalent": EQUIVALENT.get(k), "diff": _diff(where, k)}
-                          for k in survived]}
+            "stale_equivalent": stale(f"algorithms.mechanisms.{module}.",
+                                      [_digest(v) for v in keys.values()]),
+            "survivors": [{"name": k, "key": keys[k], "equivalent": EQUIVALENT.get(keys[k]),
+                           "diff": diffs.get(k, "")} for k in survived]}
 
 
 # --- per-paper mode: the claim tests of one paper against its reference subpackage ---------------
@@ -269,9 +332,14 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float] | None:
 
 
 def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float,
-              constant: float) -> dict[str, Any]:
+              constant: float, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """Mutate paper ``paper``'s subpackage in ``where``, run a uniform sample of ``sample``
-    mutants (``seed``) against its claim tests; return the paper's record."""
+    mutants (``seed``) against its claim tests; return the paper's record.
+
+    With ``previous`` (a stored record of the same code: same population), only its survivors
+    are run again and its killed mutants kept: claim tests that only gained assertions cannot
+    let a killed mutant survive, so this gives the full sample's figures in a fraction of the
+    time (``--rerun-survivors``)."""
     directory = paper_dirs()[paper]
     _prepare("", where, _paper_config(directory, multiplier, constant))
     gen = subprocess.run([sys.executable, "-c", _GENERATE], cwd=where, env=_env(),
@@ -279,7 +347,15 @@ def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float
     population = sorted(_codes(where, directory)[0])
     if gen.returncode or not population:
         raise RuntimeError(f"mutant generation failed for paper {paper}:\n{gen.stderr[-2000:]}")
+    diffs = _all_diffs(where)
     chosen = sorted(random.Random(seed).sample(population, min(sample, len(population))))
+    if previous is not None:
+        if previous["population"] != len(population) or sorted(previous["mutants"]) != chosen:
+            raise RuntimeError(f"paper {paper}: the stored record is of other code or another "
+                               "sample; run the full sample")
+        kept = {k: v for k, v in previous["mutants"].items()
+                if v["exit_code"] not in SURVIVED + NO_TESTS}
+        chosen = sorted(set(chosen) - set(kept))
     shutil.rmtree(where / "mutants")          # `mutmut run` regenerates the same names
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _RUN, *chosen], cwd=where, env=_env(),
@@ -287,16 +363,23 @@ def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float
     seconds = time.perf_counter() - start
     all_codes, durations = _codes(where, directory)
     codes = {k: all_codes.get(k) for k in chosen}
-    if all(c is None for c in codes.values()):
+    if chosen and all(c is None for c in codes.values()):
         raise RuntimeError(f"mutmut ran no mutant of paper {paper}:\n"
                            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    if previous is not None:
+        durations = {**{k: v["seconds"] for k, v in kept.items()}, **durations}
+        codes = {**{k: v["exit_code"] for k, v in kept.items()}, **codes}
+        chosen = sorted(codes)
     run_s = [durations[k] for k in chosen if durations.get(k)]
     record = {"paper": paper, "package": f"algorithms/{directory}",
               "tests": f"properties/{directory}", "population": len(population),
               "sampled": len(chosen), "seed": seed, "seconds_total": round(seconds, 1),
+              "rerun_survivors": previous is not None,
               "seconds_per_mutant": round(sum(run_s) / len(run_s), 1) if run_s else None,
               "mutants": {k: {"exit_code": codes[k], "seconds": durations.get(k)} for k in chosen},
-              "diffs": {k: _diff(where, k) for k, c in codes.items() if c in SURVIVED + NO_TESTS}}
+              "diffs": {k: diffs.get(k, "") for k, c in codes.items() if c in SURVIVED + NO_TESTS},
+              "population_digests": sorted({_digest(stable_key(k, diffs.get(k, "")))
+                                            for k in population})}
     return score(record)
 
 
@@ -305,28 +388,40 @@ def score(record: dict[str, Any]) -> dict[str, Any]:
     codes = {k: v["exit_code"] for k, v in record["mutants"].items()}
     killed, timeout, survived = ([k for k, c in codes.items() if c in group]
                                  for group in (KILLED, TIMEOUT, SURVIVED + NO_TESTS))
-    equivalent = [k for k in survived if k in EQUIVALENT]
+    keys = {k: stable_key(k, record["diffs"].get(k, "")) for k in survived}
+    equivalent = [k for k in survived if keys[k] in EQUIVALENT]
     detected, known = len(killed) + len(timeout), KILLED + TIMEOUT + SURVIVED + NO_TESTS
     scored = detected + len(survived) - len(equivalent)
     record.update(killed=len(killed), timeout=len(timeout), survived=len(survived),
                   equivalent=len(equivalent), score=round(detected / scored, 4) if scored else None,
                   other={k: c for k, c in codes.items() if c not in known},
                   ci95=clopper_pearson(detected, scored),
-                  survivors=[{"name": k, "no_tests": codes[k] in NO_TESTS,
-                              "equivalent": EQUIVALENT.get(k), "diff": record["diffs"].get(k, "")}
-                             for k in survived])
+                  message_only=sum(keys[k] in MESSAGE_ONLY for k in survived),
+                  stale_equivalent=stale(record["package"].replace("/", ".") + ".",
+                                         record.get("population_digests")),
+                  survivors=[{"name": k, "key": keys[k], "no_tests": codes[k] in NO_TESTS,
+                              "equivalent": EQUIVALENT.get(keys[k]),
+                              "message_only": keys[k] in MESSAGE_ONLY,
+                              "diff": record["diffs"].get(k, "")} for k in survived])
     return record
 
 
 def _print_paper(r: dict[str, Any]) -> None:
     print(f"paper {r['paper']} ({r['package']}): {r['sampled']} of {r['population']} mutants, "
           f"{r['killed']} killed, {r['timeout']} timeout, {r['survived']} survived "
-          f"({r['equivalent']} equivalent), {len(r['other'])} other; score {r['score']} "
+          f"({r['equivalent']} equivalent, {r['message_only']} message-only), "
+          f"{len(r['other'])} other; score {r['score']} "
           f"CI95 {r['ci95']}; {r['seconds_per_mutant']} s per mutant, {r['seconds_total']} s")
     for s in r["survivors"]:
-        why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
+        why = (f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else
+               "  [message only]" if s["message_only"] else "")
         print(f"  survivor {s['name']}{' (no tests)' if s['no_tests'] else ''}{why}")
+        print(f"    key: {s['key']}")
         print("    " + "\n    ".join(s["diff"].splitlines()[-8:]))
+    for k in r["stale_equivalent"] or ():
+        print(f"  stale explanation (no such mutant any more): {k}")
+    if r["stale_equivalent"] is None:
+        print("  stale explanations: unknown (record without population_digests; rerun)")
 
 
 def main_papers(args: argparse.Namespace) -> int:
@@ -342,7 +437,8 @@ def main_papers(args: argparse.Namespace) -> int:
                 shutil.rmtree(where, ignore_errors=True)
                 where.mkdir(parents=True)
                 records[paper] = run_paper(paper, where, args.sample, args.seed,
-                                           args.timeout_multiplier, args.timeout_constant)
+                                           args.timeout_multiplier, args.timeout_constant,
+                                           records[paper] if args.rerun_survivors else None)
         _print_paper(records[paper])
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
@@ -363,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (--paper)")
     parser.add_argument("--rescore", action="store_true", help="recount the papers' stored "
                         "results with the current EQUIVALENT, without running (--paper)")
+    parser.add_argument("--rerun-survivors", action="store_true", help="run only the stored "
+                        "record's survivors again, keeping its killed mutants (--paper; the "
+                        "code must be unchanged and the tests only strengthened)")
     parser.add_argument("--timeout-multiplier", type=float, default=4.0, help="(--paper)")
     parser.add_argument("--timeout-constant", type=float, default=10.0, help="s (--paper)")
     args = parser.parse_args(argv)
@@ -390,7 +489,10 @@ def main(argv: list[str] | None = None) -> int:
         for s in r["survivors"]:
             why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
             print(f"  survivor {s['name']}{why}")
+            print(f"    key: {s['key']}")
             print("    " + "\n    ".join(s["diff"].splitlines()[-6:]))
+        for k in r["stale_equivalent"] or ():
+            print(f"  stale explanation (no such mutant any more): {k}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
     return 0

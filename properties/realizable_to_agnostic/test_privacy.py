@@ -485,7 +485,7 @@ def test_swap_case_score_sensitivity(variant: str) -> None:
     from algorithms.realizable_to_agnostic.agnostic import _relabel_logits, relabel_scores
     from algorithms.realizable_to_agnostic.core import counts, prefix, x_counts
     rng = np.random.default_rng(71)
-    for _ in range(300):
+    for i in range(300):
         t_hat, w_hat = _rand(rng, 2, 8), _rand(rng, 8, 8)
         r1, ri, r1p = _rand(rng, 1, 8), _rand(rng, 1, 8), _rand(rng, 1, 8)
         t1, w1 = np.r_[t_hat, r1], np.r_[w_hat, ri]
@@ -495,10 +495,10 @@ def test_swap_case_score_sensitivity(variant: str) -> None:
             ct, cw = counts(t, 8)[None], counts(w, 8)[None]
             q.append(relabel_scores(ct, cw, np.array([3]), np.array([9]), ct + cw,
                                     bug=variant)[0])
-            # ... and it is the score Algorithm 1 samples with: exponent −ε|W|q/2 (ε = 1/4)
-            logit = _relabel_logits(ct, cw, np.array([3]), np.array([9]), ct + cw,
-                                    prefix(x_counts(ct)), 0.25, variant)[0]
-            assert np.allclose(logit, -0.25 * 9 * q[-1] / 2, rtol=1e-12, atol=0)
+            if i < 20:   # ... and it is the score Algorithm 1 samples with: −ε|W|q/2, ε = 1/4
+                logit = _relabel_logits(ct, cw, np.array([3]), np.array([9]), ct + cw,
+                                        prefix(x_counts(ct)), 0.25, variant)[0]
+                assert np.allclose(logit, -0.25 * 9 * q[-1] / 2, rtol=1e-12, atol=0)
         ph = prefix(np.bincount(t_hat[:, 0], minlength=8))
         agree = ph[:, None] == ph[None, :]            # h_a, h_b agree on T̂_X
         gap = np.abs(q[0][:, None] - q[1][None, :])[agree].max()
