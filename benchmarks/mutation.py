@@ -40,6 +40,14 @@ into ``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after `
 
     nice -n 19 python benchmarks/mutation.py --paper 004 --sample 40 --seed 0
     python benchmarks/mutation.py --paper 000 001 002 003 004 --rescore
+
+After claim tests were only strengthened (the code unchanged), ``--rerun-survivors`` runs just
+the stored record's survivors again and keeps its killed mutants (the same sample and figures
+at a fraction of the time; refused if the population or the sample differ). A record also
+stores a digest of every generated mutant's :func:`stable_key` (``population_digests``), so
+``--rescore`` reports stale explanations too. Survivors that change only an error message are
+not equivalent (the "name=value must be ..." message is part of the validation contract): they
+are listed in ``MESSAGE_ONLY`` and counted as survivors.
 """
 
 from __future__ import annotations
@@ -67,101 +75,131 @@ PYTEST_ARGS = ["-p", "no:randomly", "-n", "0", "--dpcheck-report", "none", "-p",
                "no:cacheprovider", "-x", "-q"]
 #: mutmut's exit codes in ``*.meta`` (the test run's exit code; 1 = a test failed = killed)
 KILLED, SURVIVED = (1, 3), (0,)
-#: survivors judged equivalent (no observable behaviour changes), with the reason
-_P = "algorithms.mechanisms.primitives."
+#: survivors judged equivalent (no observable behaviour changes), with the reason, keyed by
+#: :func:`stable_key` (function: removed line(s) ⟶ added line(s))
 _KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
 _SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
-_MSG = "only the error message changes (the tests check the exception type)"
+_MSG = "only the error message changes"
 _SAME = "the validator returns a valid input unchanged: not storing it back changes nothing"
 _2D = "a 2-D array: shape[+1] is shape[-1]"
 EQUIVALENT: dict[str, str] = {
-    _P + "x__records__mutmut_19": _KIND,
-    _P + "x__records__mutmut_21": _KIND,
-    _P + "x_bounded_sum__mutmut_3": "integer=None is falsy exactly like integer=False",
-    _P + "xǁLaplaceSumǁsample__mutmut_6": _SYMMETRIC,
-    _P + "xǁGeometricSumǁsample__mutmut_21": _SYMMETRIC,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_9": _KIND,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_28": _KIND,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_29": "integer values then take the float branch, "
-    "which computes the same |v − Σ| for every int64 value",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_31": "astype(None) is astype(float64)",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_34": "v.astype(None) is float64: |v − Σ| is the same "
-    "for integer values within 2^53",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_55": "out is already float64",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_57": "out is already float64",
-    _P + "xǁRandomizedResponseǁsample__mutmut_8": "`<=` and `<` differ only when the uniform "
-    "draw equals keep_probability exactly (probability ≤ 2^-53)",
-    _P + "xǁRandomizedResponseǁsample__mutmut_25": "x − U and x + U (mod k) have the same law "
-    "for U uniform on {1, …, k−1}",
-    # per-paper mode (claim tests), keys without the leading "algorithms."
-    **{"algorithms." + k: v for k, v in {
-        # paper 000
-        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample_queries__mutmut_9":
-            _MSG,
-        "realizable_to_agnostic.bounds.x_lemma212_size__mutmut_18": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_counts__mutmut_6": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_iid__mutmut_17": _MSG,
-        "realizable_to_agnostic.core.x_as_dataset__mutmut_62": _MSG,
-        "realizable_to_agnostic.bounds.x__check_lemma33__mutmut_7": _MSG,
-        "realizable_to_agnostic.tables.x_draw_subset_counts__mutmut_14": _2D,
-        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample__mutmut_14": _MSG,
-        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_24": _MSG,
-        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_3": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁ_run_counts__mutmut_44": "numpy's reshape "
-        "takes any negative size as the one unknown dimension",
-        # paper 001
-        "generalization.compiler.xǁBootstrapCompilerǁsample__mutmut_18": "skips the vectorised "
-        "sample_counts path: the per-output path draws M(T) from the same law",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_20": "at x = 0 both "
-        "branches equal log ½",
-        "generalization.thresholds.xǁSmallestPositiveǁsample__mutmut_16": "r = −1 and r = −2 are "
-        "both below the domain [0, 1]: the same threshold and the same clamped measures",
-        "generalization.learner.x_noisy_threshold_distribution__mutmut_16": "astype(None) gives "
-        "floats 0.0/1.0, compared with 0 and 1 exactly like ints",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_27": "np.where keeps "
-        "min(x, 1) only where x <= 0, where it equals min(x, 0)",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_7": "c − n/2 is float "
-        "either way (n/2 is a float)",
-        "generalization.theory.x_hard_distribution__mutmut_7": _MSG,
-        # paper 002
-        "pure_agnostic.laplace_race.x_race_integral__mutmut_61": "the probe lies strictly inside "
-        "a piece between breakpoints, and every centre is a breakpoint: never probe == c",
-        "pure_agnostic.scores.x_median_scores_sorted__mutmut_67": "one more trailing bin of cum_w, "
-        "never indexed (us <= hi, where the shorter array already sufficed)",
-        "pure_agnostic.compare.xǁPrivateMinErrorǁ_margins__mutmut_11": "adds the margin of j = 0, "
-        "which is never a midpoint of the search and never read",
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_34": _MSG,
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_45": _MSG,
-        "pure_agnostic.compare.xǁPrivateCompareǁ__post_init____mutmut_88": _MSG,
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_16": _SAME,
-        "pure_agnostic.compare.xǁPrivateMinErrorǁ__post_init____mutmut_60": _SAME,
-        "pure_agnostic.learners.xǁItemLearnerǁ__post_init____mutmut_26": _2D,
-        "pure_agnostic.representation.x_decoys__mutmut_23": "0/1 concepts keep their values in "
-        "a wider integer dtype",
-        # paper 003
-        "model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 of rho: "
-        "one more unused Laplace column changes the draws, not their law",
-        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the ERM "
-        "lies outside either window with probability < 1e-15 (docstring): the same law",
-        "model_agnostic.core.xǁAStabǁ__post_init____mutmut_13": _MSG,
-        "model_agnostic.utility.x_rate_parameters__mutmut_25": _MSG,
-        "model_agnostic.core.xǁAStabǁsample__mutmut_4": _SYMMETRIC,
-        "model_agnostic.utility.xǁAPrivǁsample__mutmut_16": "int64 coins: the same 0/1 labels",
-        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_95": "float zeros: the error "
-        "counts become exact floats, the same argmin",
-        # paper 004
-        "closure.relabel.x_completion_scores__mutmut_18": "every completion appears twice; the "
-        "minimum over them is unchanged",
-        "closure.learners.xǁSubsampledLearnerǁ__post_init____mutmut_11": _MSG,
-        "closure.learners.x_labelled_sample__mutmut_8": _MSG,
-        "closure.pipelines.xǁClosureLearnǁ__post_init____mutmut_15": _MSG,
-        "closure.pipelines.xǁClosureLearnǁround_law__mutmut_19": "relabel_distribution reads "
-        "pats only when erm=True, which round_law never passes",
-    }.items()},
+    'algorithms.mechanisms.primitives._records: kinds = "iu" if integer else "iuf" ⟶ kinds = "XXiuXX" if integer else "iuf"':
+        _KIND,
+    'algorithms.mechanisms.primitives._records: kinds = "iu" if integer else "iuf" ⟶ kinds = "iu" if integer else "XXiufXX"':
+        _KIND,
+    'algorithms.mechanisms.primitives.bounded_sum: arr = _records(data, integer=False) ⟶ arr = _records(data, integer=None)':
+        'integer=None is falsy exactly like integer=False',
+    'algorithms.mechanisms.primitives.LaplaceSum.sample: return total + gen.laplace(0.0, self.scale, size=n) ⟶ return total - gen.laplace(0.0, self.scale, size=n)':
+        _SYMMETRIC,
+    'algorithms.mechanisms.primitives.GeometricSum.sample: return (total + noise).astype(np.int64) ⟶ return (total - noise).astype(np.int64)':
+        _SYMMETRIC,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind not in "iuf" or (v.dtype.kind == "f" and np.isnan(v).any()): ⟶ if v.dtype.kind not in "XXiufXX" or (v.dtype.kind == "f" and np.isnan(v).any()):':
+        _KIND,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind in "iu": ⟶ if v.dtype.kind in "XXiuXX":':
+        _KIND,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind in "iu": ⟶ if v.dtype.kind in "IU":':
+        'integer values then take the float branch, which computes the same |v − Σ| for every int64 value',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: dist = np.abs(v.astype(np.int64) - total).astype(float) ⟶ dist = np.abs(v.astype(np.int64) - total).astype(None)':
+        'astype(None) is astype(float64)',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: dist = np.abs(v.astype(np.int64) - total).astype(float) ⟶ dist = np.abs(v.astype(None) - total).astype(float)':
+        'v.astype(None) is float64: |v − Σ| is the same for integer values within 2^53',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: return np.asarray(out, dtype=float) ⟶ return np.asarray(out, dtype=None)':
+        'out is already float64',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: return np.asarray(out, dtype=float) ⟶ return np.asarray(out, )':
+        'out is already float64',
+    'algorithms.mechanisms.primitives.RandomizedResponse.sample: keep = gen.random(n) < self.keep_probability ⟶ keep = gen.random(n) <= self.keep_probability':
+        '`<=` and `<` differ only when the uniform draw equals keep_probability exactly (probability ≤ 2^-53)',
+    'algorithms.mechanisms.primitives.RandomizedResponse.sample: return np.where(keep, x, (x + offset) % self.k).astype(np.int64) ⟶ return np.where(keep, x, (x - offset) % self.k).astype(np.int64)':
+        'x − U and x + U (mod k) have the same law for U uniform on {1, …, k−1}',
+    'algorithms.realizable_to_agnostic.tables.draw_subset_counts: for j in range(cells.shape[-1] - 1): ⟶ for j in range(cells.shape[+1] - 1):':
+        _2D,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic._run_counts: ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape) ⟶ ct = draw_subset_counts(sc.reshape(len(sc), -2), k, rng).reshape(sc.shape)':
+        "numpy's reshape takes any negative size as the one unknown dimension",
+    'algorithms.generalization.compiler.BootstrapCompiler.sample: if hasattr(self.mechanism, "sample_counts"): ⟶ if hasattr(self.mechanism, "SAMPLE_COUNTS"):':
+        'skips the vectorised sample_counts path: the per-output path draws M(T) from the same law',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: log1 = np.where(x <= 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x)))) ⟶ log1 = np.where(x < 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x))))':
+        'at x = 0 both branches equal log ½',
+    'algorithms.generalization.thresholds.SmallestPositive.sample: return np.full(size, float(pos.min()) if pos.size else -1.0) ⟶ return np.full(size, float(pos.min()) if pos.size else -2.0)':
+        'r = −1 and r = −2 are both below the domain [0, 1]: the same threshold and the same clamped measures',
+    'algorithms.generalization.learner.noisy_threshold_distribution: clean = (np.arange(1, m + 1) <= t_star).astype(int) ⟶ clean = (np.arange(1, m + 1) <= t_star).astype(None)':
+        'astype(None) gives floats 0.0/1.0, compared with 0 and 1 exactly like ints',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: log1 = np.where(x <= 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x)))) ⟶ log1 = np.where(x <= 0, half + np.minimum(x, 1), np.log1p(-0.5 * np.exp(-np.abs(x))))':
+        'np.where keeps min(x, 1) only where x <= 0, where it equals min(x, 0)',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: x = epsilon * (np.asarray(c, dtype=float) - n / 2) # ε(c − n/2) = (s̄ − 1/2)/b ⟶ x = epsilon * (np.asarray(c, ) - n / 2) # ε(c − n/2) = (s̄ − 1/2)/b':
+        'c − n/2 is float either way (n/2 is a float)',
+    'algorithms.pure_agnostic.laplace_race.race_integral: if probe < c: # 1 − ½e^{w−c} ⟶ if probe <= c: # 1 − ½e^{w−c}':
+        'the probe lies strictly inside a piece between breakpoints, and every centre is a breakpoint: never probe == c',
+    'algorithms.pure_agnostic.scores.median_scores_sorted: cum_w = np.cumsum(np.bincount(w, minlength=domain + 2)) ⟶ cum_w = np.cumsum(np.bincount(w, minlength=domain + 3))':
+        'one more trailing bin of cum_w, never indexed (us <= hi, where the shorter array already sufficed)',
+    'algorithms.pure_agnostic.compare.PrivateMinError._margins: for j in range(1, 1 << T): ⟶ for j in range(1 << T):':
+        'adds the margin of j = 0, which is never a midpoint of the search and never read',
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "alpha", _check_alpha(self.alpha)) ⟶ object.__setattr__(self, "XXalphaXX", _check_alpha(self.alpha))':
+        _SAME,
+    'algorithms.pure_agnostic.compare.PrivateMinError.__post_init__: object.__setattr__(self, "branches", ⟶ object.__setattr__(self, "BRANCHES",':
+        _SAME,
+    'algorithms.pure_agnostic.learners.ItemLearner.__post_init__: object.__setattr__(self, "_c", _table(c, c.shape[-1] if c.ndim == 2 else 0)) ⟶ object.__setattr__(self, "_c", _table(c, c.shape[+1] if c.ndim == 2 else 0))':
+        _2D,
+    'algorithms.pure_agnostic.representation.decoys: c = np.asarray(concepts, dtype=np.int8) ⟶ c = np.asarray(concepts, dtype=None)':
+        '0/1 concepts keep their values in a wider integer dtype',
+    'algorithms.model_agnostic.core.svt_runs: rho = rng.laplace(0.0, lam, (b, nb if refresh else 1)) ⟶ rho = rng.laplace(0.0, lam, (b, nb if refresh else 2))':
+        'refresh=False reads only column 0 of rho: one more unused Laplace column changes the draws, not their law',
+    'algorithms.model_agnostic.utility.noisy_threshold_counts: window: float = 30.0, block: int = 4096) -> NDArray[np.int64]: ⟶ window: float = 31.0, block: int = 4096) -> NDArray[np.int64]:':
+        'a wider window: the ERM lies outside either window with probability < 1e-15 (docstring): the same law',
+    'algorithms.model_agnostic.core.AStab.sample: noisy = d + rng.laplace(0.0, 1.0 / self.epsilon, size) ⟶ noisy = d - rng.laplace(0.0, 1.0 / self.epsilon, size)':
+        _SYMMETRIC,
+    'algorithms.model_agnostic.utility.APriv.sample: coins = rng.integers(0, 2, runs.shape, dtype=np.int8) ⟶ coins = rng.integers(0, 2, runs.shape, )':
+        'int64 coins: the same 0/1 labels',
+    'algorithms.model_agnostic.utility.noisy_threshold_counts: zeros = np.zeros((b, 1), np.int64) ⟶ zeros = np.zeros((b, 1), )':
+        'float zeros: the error counts become exact floats, the same argmin',
+    'algorithms.closure.relabel.completion_scores: comp = np.zeros((1, pats.shape[1]), np.int64) ⟶ comp = np.zeros((2, pats.shape[1]), np.int64)':
+        'every completion appears twice; the minimum over them is unchanged',
+    'algorithms.closure.pipelines.ClosureLearn.round_law: return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest, ⟶ return pats, relabel_distribution(None, completion_scores(self.table, pre, pats, rest,':
+        'relabel_distribution reads pats only when erm=True, which round_law never passes',
+    # paper 000, stop 34 (issue 27 item 5)
+    'algorithms.realizable_to_agnostic.core._run_bounds: start = np.ones(p.shape, dtype=bool) ⟶ start = np.ones(p.shape, dtype=None)':
+        "float 1.0/0.0 flags: np.where(start, …) and the bool array end read them as True/False",
 }
+
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
 #: be ...", is part of the validation contract) but listed apart, with the same keys
-MESSAGE_ONLY: dict[str, str] = {}
+MESSAGE_ONLY: dict[str, str] = {
+    'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample_queries: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, None, minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma212_size: return math.ceil(6 * eps * check_int(m, "m", minimum=1) - 1e-9) ⟶ return math.ceil(6 * eps * check_int(m, "M", minimum=1) - 1e-9)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("BUG=\'FIRST_K\' NEEDS THE DATASET\'S ORDER: USE SAMPLE()")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_iid: raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, " ⏎ f"got shape {law.shape} summing to {law.sum()!r}") ⟶ raise InvalidArgument(None)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_dataset: raise InvalidArgument(f"{name}={fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}") ⟶ raise InvalidArgument(f"{name}={fmt(None)}: need 0 <= x < {domain} and y in {{0, 1}}")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "XXdXX", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, "SIZE", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma31_delta: d = check_real("delta", delta) ⟶ d = check_real(None, delta)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma31_delta: n = check_int(n, "n", minimum=2) ⟶ n = check_int(n, None, minimum=2)':
+        _MSG,
+    'algorithms.generalization.theory.hard_distribution: raise InvalidArgument("outputs=[] must name at least one output threshold") ⟶ raise InvalidArgument("XXoutputs=[] must name at least one output thresholdXX")':
+        _MSG,
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "m", check_int(self.m, "m", minimum=1)) ⟶ object.__setattr__(self, "m", check_int(self.m, "M", minimum=1))':
+        _MSG,
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "domain", check_int(self.domain, "domain", minimum=1)) ⟶ object.__setattr__(self, "domain", check_int(self.domain, None, minimum=1))':
+        _MSG,
+    'algorithms.pure_agnostic.compare.PrivateCompare.__post_init__: object.__setattr__(self, "discard", check_choice(self.discard, "discard", ("user", "record"))) ⟶ object.__setattr__(self, "discard", check_choice(self.discard, "XXdiscardXX", ("user", "record")))':
+        _MSG,
+    'algorithms.model_agnostic.core.AStab.__post_init__: _check_pos("delta", self.delta, 1.0) ⟶ _check_pos("XXdeltaXX", self.delta, 1.0)':
+        _MSG,
+    'algorithms.model_agnostic.utility.rate_parameters: raise InvalidArgument(f"n={n} is smaller than k={k}") ⟶ raise InvalidArgument(None)':
+        _MSG,
+    'algorithms.closure.learners.SubsampledLearner.__post_init__: raise InvalidArgument(f"learner={fmt(self.learner)} must have a .sample method") ⟶ raise InvalidArgument(f"learner={fmt(None)} must have a .sample method")':
+        _MSG,
+    'algorithms.closure.learners.labelled_sample: n = check_int(n, "n", minimum=1) ⟶ n = check_int(n, "XXnXX", minimum=1)':
+        _MSG,
+    'algorithms.closure.pipelines.ClosureLearn.__post_init__: raise InvalidArgument("classes must be non-empty ConceptClasses on one domain") ⟶ raise InvalidArgument("classes must be non-empty conceptclasses on one domain")':
+        _MSG,
+}
 
 
 def qualified_name(name: str) -> str:
