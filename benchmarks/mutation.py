@@ -14,8 +14,14 @@ Install the tool with the ``mutation`` extra (``pip install -e ".[mutation]"``).
     python benchmarks/mutation.py primitives --jobs 2 --keep /tmp/mut
 
 A survivor is either killed by a better unit test or explained as an equivalent mutant (a change
-no test can observe, e.g. an error *message* replaced by ``None`` when the tests only check the
-exception type); the explanations are kept in ``EQUIVALENT`` below, keyed by mutant name.
+no test can observe, e.g. ``integer=None`` for ``integer=False`` where only truthiness is read);
+the explanations are kept in ``EQUIVALENT`` below, keyed by :func:`stable_key` — the function's
+qualified name and the mutation's changed lines, whitespace-normalised (``mutmut show NAME``'s
+``-``/``+`` lines) — not by mutmut's name, whose ``__mutmut_<n>`` number shifts whenever the
+function's code changes. Every run computes the key of every generated mutant and reports the
+explanations of the mutated package that match none of them as *stale* (``stale_equivalent``),
+to be reviewed and deleted. Two mutants of one function that make the same change to two
+identical lines share a key (one explanation covers both).
 
 Per-paper mode (``--paper 000 [001 ...]``): the paper's reference subpackage ``algorithms/<dir>/``
 (the directory of its claim tests in ``properties/catalog.toml``; ``buggy.py`` and ``testbeds.py``
@@ -34,11 +40,20 @@ into ``reports/bench/mutation_papers.json``; ``--rescore`` recounts them after `
 
     nice -n 19 python benchmarks/mutation.py --paper 004 --sample 40 --seed 0
     python benchmarks/mutation.py --paper 000 001 002 003 004 --rescore
+
+After claim tests were only strengthened (the code unchanged), ``--rerun-survivors`` runs just
+the stored record's survivors again and keeps its killed mutants (the same sample and figures
+at a fraction of the time; refused if the population or the sample differ). A record also
+stores a digest of every generated mutant's :func:`stable_key` (``population_digests``), so
+``--rescore`` reports stale explanations too. Survivors that change only an error message are
+not equivalent (the "name=value must be ..." message is part of the validation contract): they
+are listed in ``MESSAGE_ONLY`` and counted as survivors.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -60,98 +75,186 @@ PYTEST_ARGS = ["-p", "no:randomly", "-n", "0", "--dpcheck-report", "none", "-p",
                "no:cacheprovider", "-x", "-q"]
 #: mutmut's exit codes in ``*.meta`` (the test run's exit code; 1 = a test failed = killed)
 KILLED, SURVIVED = (1, 3), (0,)
-#: survivors judged equivalent (no observable behaviour changes), with the reason
-_P = "algorithms.mechanisms.primitives."
+#: survivors judged equivalent (no observable behaviour changes), with the reason, keyed by
+#: :func:`stable_key` (function: removed line(s) ⟶ added line(s))
 _KIND = "a dtype kind is one lowercase letter: padding the kinds string with 'X' changes nothing"
 _SYMMETRIC = "the noise is symmetric about 0: total − Z has the law of total + Z"
-_MSG = "only the error message changes (the tests check the exception type)"
+_MSG = "only the error message changes"
 _SAME = "the validator returns a valid input unchanged: not storing it back changes nothing"
 _2D = "a 2-D array: shape[+1] is shape[-1]"
 EQUIVALENT: dict[str, str] = {
-    _P + "x__records__mutmut_19": _KIND,
-    _P + "x__records__mutmut_21": _KIND,
-    _P + "x_bounded_sum__mutmut_3": "integer=None is falsy exactly like integer=False",
-    _P + "xǁLaplaceSumǁsample__mutmut_6": _SYMMETRIC,
-    _P + "xǁGeometricSumǁsample__mutmut_21": _SYMMETRIC,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_9": _KIND,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_28": _KIND,
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_29": "integer values then take the float branch, "
-    "which computes the same |v − Σ| for every int64 value",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_31": "astype(None) is astype(float64)",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_34": "v.astype(None) is float64: |v − Σ| is the same "
-    "for integer values within 2^53",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_55": "out is already float64",
-    _P + "xǁGeometricSumǁlog_pmf__mutmut_57": "out is already float64",
-    _P + "xǁRandomizedResponseǁsample__mutmut_8": "`<=` and `<` differ only when the uniform "
-    "draw equals keep_probability exactly (probability ≤ 2^-53)",
-    _P + "xǁRandomizedResponseǁsample__mutmut_25": "x − U and x + U (mod k) have the same law "
-    "for U uniform on {1, …, k−1}",
-    # per-paper mode (claim tests), keys without the leading "algorithms."
-    **{"algorithms." + k: v for k, v in {
-        # paper 000
-        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample_queries__mutmut_9":
-            _MSG,
-        "realizable_to_agnostic.bounds.x_lemma212_size__mutmut_18": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_counts__mutmut_6": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁrun_iid__mutmut_17": _MSG,
-        "realizable_to_agnostic.core.x_as_dataset__mutmut_62": _MSG,
-        "realizable_to_agnostic.bounds.x__check_lemma33__mutmut_7": _MSG,
-        "realizable_to_agnostic.tables.x_draw_subset_counts__mutmut_14": _2D,
-        "realizable_to_agnostic.agnostic_prediction.xǁAgnosticPredictionǁsample__mutmut_14": _MSG,
-        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_24": _MSG,
-        "realizable_to_agnostic.bounds.x_lemma31_delta__mutmut_3": _MSG,
-        "realizable_to_agnostic.agnostic.xǁAgnosticǁ_run_counts__mutmut_44": "numpy's reshape "
-        "takes any negative size as the one unknown dimension",
-        # paper 001
-        "generalization.compiler.xǁBootstrapCompilerǁsample__mutmut_18": "skips the vectorised "
-        "sample_counts path: the per-output path draws M(T) from the same law",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_20": "at x = 0 both "
-        "branches equal log ½",
-        "generalization.thresholds.xǁSmallestPositiveǁsample__mutmut_16": "r = −1 and r = −2 are "
-        "both below the domain [0, 1]: the same threshold and the same clamped measures",
-        "generalization.learner.x_noisy_threshold_distribution__mutmut_16": "astype(None) gives "
-        "floats 0.0/1.0, compared with 0 and 1 exactly like ints",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_27": "np.where keeps "
-        "min(x, 1) only where x <= 0, where it equals min(x, 0)",
-        "generalization.mechanisms.x_laplace_majority_log_pmf__mutmut_7": "c − n/2 is float "
-        "either way (n/2 is a float)",
-        "generalization.theory.x_hard_distribution__mutmut_7": _MSG,
-        # paper 002
-        "pure_agnostic.laplace_race.x_race_integral__mutmut_61": "the probe lies strictly inside "
-        "a piece between breakpoints, and every centre is a breakpoint: never probe == c",
-        "pure_agnostic.scores.x_median_scores_sorted__mutmut_67": "one more trailing bin of cum_w, "
-        "never indexed (us <= hi, where the shorter array already sufficed)",
-        "pure_agnostic.compare.xǁPrivateMinErrorǁ_margins__mutmut_11": "adds the margin of j = 0, "
-        "which is never a midpoint of the search and never read",
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_34": _MSG,
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_45": _MSG,
-        "pure_agnostic.compare.xǁPrivateCompareǁ__post_init____mutmut_88": _MSG,
-        "pure_agnostic.learners.xǁThresholdLearnerǁ__post_init____mutmut_16": _SAME,
-        "pure_agnostic.compare.xǁPrivateMinErrorǁ__post_init____mutmut_60": _SAME,
-        "pure_agnostic.learners.xǁItemLearnerǁ__post_init____mutmut_26": _2D,
-        "pure_agnostic.representation.x_decoys__mutmut_23": "0/1 concepts keep their values in "
-        "a wider integer dtype",
-        # paper 003
-        "model_agnostic.core.x_svt_runs__mutmut_50": "refresh=False reads only column 0 of rho: "
-        "one more unused Laplace column changes the draws, not their law",
-        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_1": "a wider window: the ERM "
-        "lies outside either window with probability < 1e-15 (docstring): the same law",
-        "model_agnostic.core.xǁAStabǁ__post_init____mutmut_13": _MSG,
-        "model_agnostic.utility.x_rate_parameters__mutmut_25": _MSG,
-        "model_agnostic.core.xǁAStabǁsample__mutmut_4": _SYMMETRIC,
-        "model_agnostic.utility.xǁAPrivǁsample__mutmut_16": "int64 coins: the same 0/1 labels",
-        "model_agnostic.utility.x_noisy_threshold_counts__mutmut_95": "float zeros: the error "
-        "counts become exact floats, the same argmin",
-        # paper 004
-        "closure.relabel.x_completion_scores__mutmut_18": "every completion appears twice; the "
-        "minimum over them is unchanged",
-        "closure.learners.xǁSubsampledLearnerǁ__post_init____mutmut_11": _MSG,
-        "closure.learners.x_labelled_sample__mutmut_8": _MSG,
-        "closure.pipelines.xǁClosureLearnǁ__post_init____mutmut_15": _MSG,
-        "closure.pipelines.xǁClosureLearnǁround_law__mutmut_19": "relabel_distribution reads "
-        "pats only when erm=True, which round_law never passes",
-    }.items()},
+    'algorithms.mechanisms.primitives._records: kinds = "iu" if integer else "iuf" ⟶ kinds = "XXiuXX" if integer else "iuf"':
+        _KIND,
+    'algorithms.mechanisms.primitives._records: kinds = "iu" if integer else "iuf" ⟶ kinds = "iu" if integer else "XXiufXX"':
+        _KIND,
+    'algorithms.mechanisms.primitives.bounded_sum: arr = _records(data, integer=False) ⟶ arr = _records(data, integer=None)':
+        'integer=None is falsy exactly like integer=False',
+    'algorithms.mechanisms.primitives.LaplaceSum.sample: return total + gen.laplace(0.0, self.scale, size=n) ⟶ return total - gen.laplace(0.0, self.scale, size=n)':
+        _SYMMETRIC,
+    'algorithms.mechanisms.primitives.GeometricSum.sample: return (total + noise).astype(np.int64) ⟶ return (total - noise).astype(np.int64)':
+        _SYMMETRIC,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind not in "iuf" or (v.dtype.kind == "f" and np.isnan(v).any()): ⟶ if v.dtype.kind not in "XXiufXX" or (v.dtype.kind == "f" and np.isnan(v).any()):':
+        _KIND,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind in "iu": ⟶ if v.dtype.kind in "XXiuXX":':
+        _KIND,
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: if v.dtype.kind in "iu": ⟶ if v.dtype.kind in "IU":':
+        'integer values then take the float branch, which computes the same |v − Σ| for every int64 value',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: dist = np.abs(v.astype(np.int64) - total).astype(float) ⟶ dist = np.abs(v.astype(np.int64) - total).astype(None)':
+        'astype(None) is astype(float64)',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: dist = np.abs(v.astype(np.int64) - total).astype(float) ⟶ dist = np.abs(v.astype(None) - total).astype(float)':
+        'v.astype(None) is float64: |v − Σ| is the same for integer values within 2^53',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: return np.asarray(out, dtype=float) ⟶ return np.asarray(out, dtype=None)':
+        'out is already float64',
+    'algorithms.mechanisms.primitives.GeometricSum.log_pmf: return np.asarray(out, dtype=float) ⟶ return np.asarray(out, )':
+        'out is already float64',
+    'algorithms.mechanisms.primitives.RandomizedResponse.sample: keep = gen.random(n) < self.keep_probability ⟶ keep = gen.random(n) <= self.keep_probability':
+        '`<=` and `<` differ only when the uniform draw equals keep_probability exactly (probability ≤ 2^-53)',
+    'algorithms.mechanisms.primitives.RandomizedResponse.sample: return np.where(keep, x, (x + offset) % self.k).astype(np.int64) ⟶ return np.where(keep, x, (x - offset) % self.k).astype(np.int64)':
+        'x − U and x + U (mod k) have the same law for U uniform on {1, …, k−1}',
+    'algorithms.realizable_to_agnostic.tables.draw_subset_counts: for j in range(cells.shape[-1] - 1): ⟶ for j in range(cells.shape[+1] - 1):':
+        _2D,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic._run_counts: ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape) ⟶ ct = draw_subset_counts(sc.reshape(len(sc), -2), k, rng).reshape(sc.shape)':
+        "numpy's reshape takes any negative size as the one unknown dimension",
+    'algorithms.generalization.compiler.BootstrapCompiler.sample: if hasattr(self.mechanism, "sample_counts"): ⟶ if hasattr(self.mechanism, "SAMPLE_COUNTS"):':
+        'skips the vectorised sample_counts path: the per-output path draws M(T) from the same law',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: log1 = np.where(x <= 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x)))) ⟶ log1 = np.where(x < 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x))))':
+        'at x = 0 both branches equal log ½',
+    'algorithms.generalization.thresholds.SmallestPositive.sample: return np.full(size, float(pos.min()) if pos.size else -1.0) ⟶ return np.full(size, float(pos.min()) if pos.size else -2.0)':
+        'r = −1 and r = −2 are both below the domain [0, 1]: the same threshold and the same clamped measures',
+    'algorithms.generalization.learner.noisy_threshold_distribution: clean = (np.arange(1, m + 1) <= t_star).astype(int) ⟶ clean = (np.arange(1, m + 1) <= t_star).astype(None)':
+        'astype(None) gives floats 0.0/1.0, compared with 0 and 1 exactly like ints',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: log1 = np.where(x <= 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x)))) ⟶ log1 = np.where(x <= 0, half + np.minimum(x, 1), np.log1p(-0.5 * np.exp(-np.abs(x))))':
+        'np.where keeps min(x, 1) only where x <= 0, where it equals min(x, 0)',
+    'algorithms.generalization.mechanisms.laplace_majority_log_pmf: x = epsilon * (np.asarray(c, dtype=float) - n / 2) # ε(c − n/2) = (s̄ − 1/2)/b ⟶ x = epsilon * (np.asarray(c, ) - n / 2) # ε(c − n/2) = (s̄ − 1/2)/b':
+        'c − n/2 is float either way (n/2 is a float)',
+    'algorithms.pure_agnostic.laplace_race.race_integral: if probe < c: # 1 − ½e^{w−c} ⟶ if probe <= c: # 1 − ½e^{w−c}':
+        'the probe lies strictly inside a piece between breakpoints, and every centre is a breakpoint: never probe == c',
+    'algorithms.pure_agnostic.scores.median_scores_sorted: cum_w = np.cumsum(np.bincount(w, minlength=domain + 2)) ⟶ cum_w = np.cumsum(np.bincount(w, minlength=domain + 3))':
+        'one more trailing bin of cum_w, never indexed (us <= hi, where the shorter array already sufficed)',
+    'algorithms.pure_agnostic.compare.PrivateMinError._margins: for j in range(1, 1 << T): ⟶ for j in range(1 << T):':
+        'adds the margin of j = 0, which is never a midpoint of the search and never read',
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "alpha", _check_alpha(self.alpha)) ⟶ object.__setattr__(self, "XXalphaXX", _check_alpha(self.alpha))':
+        _SAME,
+    'algorithms.pure_agnostic.compare.PrivateMinError.__post_init__: object.__setattr__(self, "branches", ⟶ object.__setattr__(self, "BRANCHES",':
+        _SAME,
+    'algorithms.pure_agnostic.learners.ItemLearner.__post_init__: object.__setattr__(self, "_c", _table(c, c.shape[-1] if c.ndim == 2 else 0)) ⟶ object.__setattr__(self, "_c", _table(c, c.shape[+1] if c.ndim == 2 else 0))':
+        _2D,
+    'algorithms.pure_agnostic.representation.decoys: c = np.asarray(concepts, dtype=np.int8) ⟶ c = np.asarray(concepts, dtype=None)':
+        '0/1 concepts keep their values in a wider integer dtype',
+    'algorithms.model_agnostic.core.svt_runs: rho = rng.laplace(0.0, lam, (b, nb if refresh else 1)) ⟶ rho = rng.laplace(0.0, lam, (b, nb if refresh else 2))':
+        'refresh=False reads only column 0 of rho: one more unused Laplace column changes the draws, not their law',
+    'algorithms.model_agnostic.utility.noisy_threshold_counts: window: float = 30.0, block: int = 4096) -> NDArray[np.int64]: ⟶ window: float = 31.0, block: int = 4096) -> NDArray[np.int64]:':
+        'a wider window: the ERM lies outside either window with probability < 1e-15 (docstring): the same law',
+    'algorithms.model_agnostic.core.AStab.sample: noisy = d + rng.laplace(0.0, 1.0 / self.epsilon, size) ⟶ noisy = d - rng.laplace(0.0, 1.0 / self.epsilon, size)':
+        _SYMMETRIC,
+    'algorithms.model_agnostic.utility.APriv.sample: coins = rng.integers(0, 2, runs.shape, dtype=np.int8) ⟶ coins = rng.integers(0, 2, runs.shape, )':
+        'int64 coins: the same 0/1 labels',
+    'algorithms.model_agnostic.utility.noisy_threshold_counts: zeros = np.zeros((b, 1), np.int64) ⟶ zeros = np.zeros((b, 1), )':
+        'float zeros: the error counts become exact floats, the same argmin',
+    'algorithms.closure.relabel.completion_scores: comp = np.zeros((1, pats.shape[1]), np.int64) ⟶ comp = np.zeros((2, pats.shape[1]), np.int64)':
+        'every completion appears twice; the minimum over them is unchanged',
+    'algorithms.closure.pipelines.ClosureLearn.round_law: return pats, relabel_distribution(pats, completion_scores(self.table, pre, pats, rest, ⟶ return pats, relabel_distribution(None, completion_scores(self.table, pre, pats, rest,':
+        'relabel_distribution reads pats only when erm=True, which round_law never passes',
+    # paper 000, stop 34 (issue 27 item 5)
+    'algorithms.realizable_to_agnostic.core._run_bounds: start = np.ones(p.shape, dtype=bool) ⟶ start = np.ones(p.shape, dtype=None)':
+        "float 1.0/0.0 flags: np.where(start, …) and the bool array end read them as True/False",
 }
+
+#: survivors that change only an error message: NOT equivalent (the message, "name=value must
+#: be ...", is part of the validation contract) but listed apart, with the same keys
+MESSAGE_ONLY: dict[str, str] = {
+    'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample_queries: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, None, minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma212_size: return math.ceil(6 * eps * check_int(m, "m", minimum=1) - 1e-9) ⟶ return math.ceil(6 * eps * check_int(m, "M", minimum=1) - 1e-9)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("BUG=\'FIRST_K\' NEEDS THE DATASET\'S ORDER: USE SAMPLE()")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_iid: raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, " ⏎ f"got shape {law.shape} summing to {law.sum()!r}") ⟶ raise InvalidArgument(None)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_dataset: raise InvalidArgument(f"{name}={fmt(data)}: need 0 <= x < {domain} and y in {{0, 1}}") ⟶ raise InvalidArgument(f"{name}={fmt(None)}: need 0 <= x < {domain} and y in {{0, 1}}")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "XXdXX", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, "SIZE", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma31_delta: d = check_real("delta", delta) ⟶ d = check_real(None, delta)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.lemma31_delta: n = check_int(n, "n", minimum=2) ⟶ n = check_int(n, None, minimum=2)':
+        _MSG,
+    'algorithms.generalization.theory.hard_distribution: raise InvalidArgument("outputs=[] must name at least one output threshold") ⟶ raise InvalidArgument("XXoutputs=[] must name at least one output thresholdXX")':
+        _MSG,
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "m", check_int(self.m, "m", minimum=1)) ⟶ object.__setattr__(self, "m", check_int(self.m, "M", minimum=1))':
+        _MSG,
+    'algorithms.pure_agnostic.learners.ThresholdLearner.__post_init__: object.__setattr__(self, "domain", check_int(self.domain, "domain", minimum=1)) ⟶ object.__setattr__(self, "domain", check_int(self.domain, None, minimum=1))':
+        _MSG,
+    'algorithms.pure_agnostic.compare.PrivateCompare.__post_init__: object.__setattr__(self, "discard", check_choice(self.discard, "discard", ("user", "record"))) ⟶ object.__setattr__(self, "discard", check_choice(self.discard, "XXdiscardXX", ("user", "record")))':
+        _MSG,
+    'algorithms.model_agnostic.core.AStab.__post_init__: _check_pos("delta", self.delta, 1.0) ⟶ _check_pos("XXdeltaXX", self.delta, 1.0)':
+        _MSG,
+    'algorithms.model_agnostic.utility.rate_parameters: raise InvalidArgument(f"n={n} is smaller than k={k}") ⟶ raise InvalidArgument(None)':
+        _MSG,
+    'algorithms.closure.learners.SubsampledLearner.__post_init__: raise InvalidArgument(f"learner={fmt(self.learner)} must have a .sample method") ⟶ raise InvalidArgument(f"learner={fmt(None)} must have a .sample method")':
+        _MSG,
+    'algorithms.closure.learners.labelled_sample: n = check_int(n, "n", minimum=1) ⟶ n = check_int(n, "XXnXX", minimum=1)':
+        _MSG,
+    'algorithms.closure.pipelines.ClosureLearn.__post_init__: raise InvalidArgument("classes must be non-empty ConceptClasses on one domain") ⟶ raise InvalidArgument("classes must be non-empty conceptclasses on one domain")':
+        _MSG,
+}
+
+
+def qualified_name(name: str) -> str:
+    """``algorithms.x.mod.xǁClsǁmeth__mutmut_7`` -> ``algorithms.x.mod.Cls.meth`` (mutmut's
+    mangling: ``x_<function>``, ``xǁ<class>ǁ<method>``)."""
+    module, _, mangled = name.partition("__mutmut_")[0].rpartition(".")
+    function = ".".join(mangled.split("ǁ")[1:]) if "ǁ" in mangled else mangled[2:]
+    return f"{module}.{function}"
+
+
+def stable_key(name: str, diff: str) -> str:
+    """The key of a mutant that survives renumbering: ``<qualified function>: <removed lines> ⟶
+    <added lines>`` from its unified diff (``mutmut show``), each line whitespace-normalised,
+    several lines joined by `` ⏎ ``. An empty diff (not computed) gives ``<function>: ?``."""
+    lines = diff.splitlines()
+    removed = [" ".join(x[1:].split()) for x in lines if x.startswith("-") and not x.startswith("---")]
+    added = [" ".join(x[1:].split()) for x in lines if x.startswith("+") and not x.startswith("+++")]
+    if not removed and not added:
+        return f"{qualified_name(name)}: ?"
+    return f"{qualified_name(name)}: {' ⏎ '.join(removed)} ⟶ {' ⏎ '.join(added)}"
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+#: mutmut's diff of every generated mutant, in one process (``mutmut show`` runs one per call)
+_ALL_DIFFS = ("import json, sys\nimport mutmut.__main__\n"
+              "from mutmut.mutation.data import SourceFileMutationData\n"
+              "from mutmut.mutation.diff_apply import get_diff_for_mutant\n"
+              "from mutmut.utils.file_utils import walk_mutatable_files\nout = {}\n"
+              "for path in walk_mutatable_files():\n"
+              "    m = SourceFileMutationData(path=path); m.load()\n"
+              "    for k in m.exit_code_by_key:\n"
+              "        out[k] = get_diff_for_mutant(k, path=path)\n"
+              "json.dump(out, sys.stdout)\n")
+
+
+def _all_diffs(where: Path) -> dict[str, str]:
+    """Mutant name -> diff for every mutant generated in ``where``."""
+    out = subprocess.run([sys.executable, "-c", _ALL_DIFFS], cwd=where, env=_env(),
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"could not diff the mutants:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout)
+
+
+def stale(prefix: str, digests: list[str] | None) -> list[str] | None:
+    """Explanations of ``EQUIVALENT`` for functions under ``prefix`` that match no mutant of the
+    run (``digests``: :func:`_digest` of every generated mutant's key; ``None``: unknown)."""
+    if digests is None:
+        return None
+    have = set(digests)
+    return sorted(k for k in (*EQUIVALENT, *MESSAGE_ONLY)
+                  if k.startswith(prefix) and _digest(k) not in have)
 
 
 def _config(module: str) -> str:
@@ -181,12 +284,6 @@ def _prepare(module: str, where: Path, config: str | None = None) -> None:
     (where / "pyproject.toml").write_text(text + (config or _config(module)))
 
 
-def _diff(where: Path, name: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=where,
-                         capture_output=True, text=True, check=False)
-    return out.stdout.strip()
-
-
 def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
     """Run mutmut on one module in the scratch directory ``where``; return its record."""
     _prepare(module, where)
@@ -201,7 +298,9 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
     killed = [k for k, c in codes.items() if c in KILLED]
     survived = sorted(k for k, c in codes.items() if c in SURVIVED)
     other = {k: c for k, c in codes.items() if c not in KILLED + SURVIVED}
-    explained = [k for k in survived if k in EQUIVALENT]
+    diffs = _all_diffs(where)
+    keys = {k: stable_key(k, diffs.get(k, "")) for k in codes}
+    explained = [k for k in survived if keys[k] in EQUIVALENT]
     scored = len(killed) + len(survived)
     return {"module": module, "mutants": len(codes), "killed": len(killed),
             "survived": len(survived), "other": other, "equivalent": len(explained),
@@ -209,8 +308,10 @@ def run_module(module: str, where: Path, jobs: int) -> dict[str, Any]:
             "score_without_equivalent": (len(killed) / (scored - len(explained))
                                          if scored > len(explained) else None),
             "seconds": round(seconds, 1),
-            "survivors": [{"name": k, "equivalent": EQUIVALENT.get(k), "diff": _diff(where, k)}
-                          for k in survived]}
+            "stale_equivalent": stale(f"algorithms.mechanisms.{module}.",
+                                      [_digest(v) for v in keys.values()]),
+            "survivors": [{"name": k, "key": keys[k], "equivalent": EQUIVALENT.get(keys[k]),
+                           "diff": diffs.get(k, "")} for k in survived]}
 
 
 # --- per-paper mode: the claim tests of one paper against its reference subpackage ---------------
@@ -269,9 +370,14 @@ def clopper_pearson(k: int, n: int) -> tuple[float, float] | None:
 
 
 def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float,
-              constant: float) -> dict[str, Any]:
+              constant: float, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """Mutate paper ``paper``'s subpackage in ``where``, run a uniform sample of ``sample``
-    mutants (``seed``) against its claim tests; return the paper's record."""
+    mutants (``seed``) against its claim tests; return the paper's record.
+
+    With ``previous`` (a stored record of the same code: same population), only its survivors
+    are run again and its killed mutants kept: claim tests that only gained assertions cannot
+    let a killed mutant survive, so this gives the full sample's figures in a fraction of the
+    time (``--rerun-survivors``)."""
     directory = paper_dirs()[paper]
     _prepare("", where, _paper_config(directory, multiplier, constant))
     gen = subprocess.run([sys.executable, "-c", _GENERATE], cwd=where, env=_env(),
@@ -279,7 +385,15 @@ def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float
     population = sorted(_codes(where, directory)[0])
     if gen.returncode or not population:
         raise RuntimeError(f"mutant generation failed for paper {paper}:\n{gen.stderr[-2000:]}")
+    diffs = _all_diffs(where)
     chosen = sorted(random.Random(seed).sample(population, min(sample, len(population))))
+    if previous is not None:
+        if previous["population"] != len(population) or sorted(previous["mutants"]) != chosen:
+            raise RuntimeError(f"paper {paper}: the stored record is of other code or another "
+                               "sample; run the full sample")
+        kept = {k: v for k, v in previous["mutants"].items()
+                if v["exit_code"] not in SURVIVED + NO_TESTS}
+        chosen = sorted(set(chosen) - set(kept))
     shutil.rmtree(where / "mutants")          # `mutmut run` regenerates the same names
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _RUN, *chosen], cwd=where, env=_env(),
@@ -287,16 +401,23 @@ def run_paper(paper: str, where: Path, sample: int, seed: int, multiplier: float
     seconds = time.perf_counter() - start
     all_codes, durations = _codes(where, directory)
     codes = {k: all_codes.get(k) for k in chosen}
-    if all(c is None for c in codes.values()):
+    if chosen and all(c is None for c in codes.values()):
         raise RuntimeError(f"mutmut ran no mutant of paper {paper}:\n"
                            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    if previous is not None:
+        durations = {**{k: v["seconds"] for k, v in kept.items()}, **durations}
+        codes = {**{k: v["exit_code"] for k, v in kept.items()}, **codes}
+        chosen = sorted(codes)
     run_s = [durations[k] for k in chosen if durations.get(k)]
     record = {"paper": paper, "package": f"algorithms/{directory}",
               "tests": f"properties/{directory}", "population": len(population),
               "sampled": len(chosen), "seed": seed, "seconds_total": round(seconds, 1),
+              "rerun_survivors": previous is not None,
               "seconds_per_mutant": round(sum(run_s) / len(run_s), 1) if run_s else None,
               "mutants": {k: {"exit_code": codes[k], "seconds": durations.get(k)} for k in chosen},
-              "diffs": {k: _diff(where, k) for k, c in codes.items() if c in SURVIVED + NO_TESTS}}
+              "diffs": {k: diffs.get(k, "") for k, c in codes.items() if c in SURVIVED + NO_TESTS},
+              "population_digests": sorted({_digest(stable_key(k, diffs.get(k, "")))
+                                            for k in population})}
     return score(record)
 
 
@@ -305,28 +426,40 @@ def score(record: dict[str, Any]) -> dict[str, Any]:
     codes = {k: v["exit_code"] for k, v in record["mutants"].items()}
     killed, timeout, survived = ([k for k, c in codes.items() if c in group]
                                  for group in (KILLED, TIMEOUT, SURVIVED + NO_TESTS))
-    equivalent = [k for k in survived if k in EQUIVALENT]
+    keys = {k: stable_key(k, record["diffs"].get(k, "")) for k in survived}
+    equivalent = [k for k in survived if keys[k] in EQUIVALENT]
     detected, known = len(killed) + len(timeout), KILLED + TIMEOUT + SURVIVED + NO_TESTS
     scored = detected + len(survived) - len(equivalent)
     record.update(killed=len(killed), timeout=len(timeout), survived=len(survived),
                   equivalent=len(equivalent), score=round(detected / scored, 4) if scored else None,
                   other={k: c for k, c in codes.items() if c not in known},
                   ci95=clopper_pearson(detected, scored),
-                  survivors=[{"name": k, "no_tests": codes[k] in NO_TESTS,
-                              "equivalent": EQUIVALENT.get(k), "diff": record["diffs"].get(k, "")}
-                             for k in survived])
+                  message_only=sum(keys[k] in MESSAGE_ONLY for k in survived),
+                  stale_equivalent=stale(record["package"].replace("/", ".") + ".",
+                                         record.get("population_digests")),
+                  survivors=[{"name": k, "key": keys[k], "no_tests": codes[k] in NO_TESTS,
+                              "equivalent": EQUIVALENT.get(keys[k]),
+                              "message_only": keys[k] in MESSAGE_ONLY,
+                              "diff": record["diffs"].get(k, "")} for k in survived])
     return record
 
 
 def _print_paper(r: dict[str, Any]) -> None:
     print(f"paper {r['paper']} ({r['package']}): {r['sampled']} of {r['population']} mutants, "
           f"{r['killed']} killed, {r['timeout']} timeout, {r['survived']} survived "
-          f"({r['equivalent']} equivalent), {len(r['other'])} other; score {r['score']} "
+          f"({r['equivalent']} equivalent, {r['message_only']} message-only), "
+          f"{len(r['other'])} other; score {r['score']} "
           f"CI95 {r['ci95']}; {r['seconds_per_mutant']} s per mutant, {r['seconds_total']} s")
     for s in r["survivors"]:
-        why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
+        why = (f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else
+               "  [message only]" if s["message_only"] else "")
         print(f"  survivor {s['name']}{' (no tests)' if s['no_tests'] else ''}{why}")
+        print(f"    key: {s['key']}")
         print("    " + "\n    ".join(s["diff"].splitlines()[-8:]))
+    for k in r["stale_equivalent"] or ():
+        print(f"  stale explanation (no such mutant any more): {k}")
+    if r["stale_equivalent"] is None:
+        print("  stale explanations: unknown (record without population_digests; rerun)")
 
 
 def main_papers(args: argparse.Namespace) -> int:
@@ -342,7 +475,8 @@ def main_papers(args: argparse.Namespace) -> int:
                 shutil.rmtree(where, ignore_errors=True)
                 where.mkdir(parents=True)
                 records[paper] = run_paper(paper, where, args.sample, args.seed,
-                                           args.timeout_multiplier, args.timeout_constant)
+                                           args.timeout_multiplier, args.timeout_constant,
+                                           records[paper] if args.rerun_survivors else None)
         _print_paper(records[paper])
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
@@ -363,6 +497,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (--paper)")
     parser.add_argument("--rescore", action="store_true", help="recount the papers' stored "
                         "results with the current EQUIVALENT, without running (--paper)")
+    parser.add_argument("--rerun-survivors", action="store_true", help="run only the stored "
+                        "record's survivors again, keeping its killed mutants (--paper; the "
+                        "code must be unchanged and the tests only strengthened)")
     parser.add_argument("--timeout-multiplier", type=float, default=4.0, help="(--paper)")
     parser.add_argument("--timeout-constant", type=float, default=10.0, help="s (--paper)")
     args = parser.parse_args(argv)
@@ -390,7 +527,10 @@ def main(argv: list[str] | None = None) -> int:
         for s in r["survivors"]:
             why = f"  [equivalent: {s['equivalent']}]" if s["equivalent"] else ""
             print(f"  survivor {s['name']}{why}")
+            print(f"    key: {s['key']}")
             print("    " + "\n    ".join(s["diff"].splitlines()[-6:]))
+        for k in r["stale_equivalent"] or ():
+            print(f"  stale explanation (no such mutant any more): {k}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
     return 0

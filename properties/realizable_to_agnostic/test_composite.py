@@ -31,6 +31,7 @@ from algorithms.realizable_to_agnostic.testbeds import (
     utility_law,
 )
 from dpcheck import ApproxDP, PureDP, Replace
+from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
 
 TOL = 1e-9
@@ -85,6 +86,12 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
                                  "the derived ε is < 1% of the derived δ; the tight bounds: "
                                  "test_composite_tight)")
     assert caught or all(d <= b + TOL for d, b in worst)
+    # Theorem 3.6's hypotheses are enforced, the message naming the parameter and its value:
+    # m ≥ 1 draws (Lemma 2.13) and a valid ε_p of A_PAC
+    with pytest.raises(InvalidArgument, match=r"^m=0 must be >= 1"):
+        theorem36_bounds(18, 1 / 3, 0, 1 / 3, 1e-3)
+    with pytest.raises(InvalidArgument, match=r"^pac_epsilon=-1\.0 must be"):
+        Composite(6, 1 / 3, 3, pac_epsilon=-1.0)
 
 
 

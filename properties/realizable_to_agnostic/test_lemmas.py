@@ -28,6 +28,7 @@ from algorithms.realizable_to_agnostic.bounds import (
 )
 from algorithms.realizable_to_agnostic.empirical import WithReplacement
 from algorithms.realizable_to_agnostic.prediction import aggregate_error
+from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
 
 
@@ -56,6 +57,9 @@ def test_sauer_lemma(variant: str) -> None:
         for n in range(d, cls.n + 1):
             bound = sauer_bound(n, d) if variant == "reference" else (n / d) ** d
             assert _growth(cls.masks, cls.n, n) <= bound + 1e-9
+    # outside the lemma's hypothesis n ≥ d ≥ 1 the bound is refused, naming the values
+    with pytest.raises(InvalidArgument, match=r"^need n=1 >= d=2 >= 1 \(Lemma 2\.4\)"):
+        sauer_bound(1, 2)
 
 
 @pytest.mark.claim(paper="000", ref="Lemma 3.3", kind="combinatorial")
@@ -68,6 +72,8 @@ def test_lemma_3_3(variant: str, d: int, alpha: float, beta: float, extra: float
     """n ≥ (2d ln(2/α) + 2 ln(1/β))/α ⇒ nα ≥ d ln(en/d) + ln(1/β), checked in 60-digit
     decimal arithmetic at n = threshold·(1 + extra/100). Mutant no_two drops both factors 2."""
     n = lemma33_size(d, alpha, beta) * (1 + extra / 100)
+    with pytest.raises(InvalidArgument, match=r"^d=0 must be >= 1"):   # hypothesis d ≥ 1
+        lemma33_size(0, alpha, beta)
     if variant == "no_two":
         n = n / 2
     assert lemma33_holds(d, alpha, beta, n)
@@ -213,6 +219,9 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
     # the code's bound pinned to the printed formula (a mutation of bounds.lemma213 is visible)
     assert e_b == pytest.approx(6 * eps * m / n, rel=1e-12)
     assert d_b == pytest.approx(math.exp(6 * eps * m / n) * (4 * m / n) * delta, rel=1e-12)
+    # the lemma's hypothesis n ≥ 2 (6εm/n ≤ 1 needs n > 1 records to draw from) is enforced
+    with pytest.raises(InvalidArgument, match=r"^n=1 must be >= 2"):
+        lemma213(1 / 12, 1, 1, delta)
     tight = tight_delta(eps, delta, m, n, e_b)
     assert tight == pytest.approx(chain_delta(eps, delta, m, n), rel=RTOL)
     assert tight <= d_b             # Lemma 2.13 holds here for every (ε, δ)-DP base
@@ -240,6 +249,11 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
                              "tight LP bound over all (ε, δ)-DP bases (test_lemmas.tight_delta, "
                              "0.1126 of the printed δ); overspend by bisection on the budget "
                              "factor of (ε, δ)")
+        # the supremum covers every (ε, δ)-DP base, also the proper one: the exponential
+        # mechanism over the thresholds on the drawn points (error counts, sensitivity 1) with
+        # the δ-leak
+        em = WithReplacement(5, eps, m, delta=delta, base="em")
+        assert privacy_loss(em.pmf(s), em.pmf(sp)).delta(e_b) <= tight * (1 + RTOL)
     assert r.violation or exact.delta(e_b) <= d_b + 1e-12
     # tight: the LP supremum over all (ε, δ)-DP bases (slack 1.000 chain, 0.909 RR)
     assert r.violation or exact_chain <= tight * (1 + RTOL), \

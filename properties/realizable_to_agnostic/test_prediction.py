@@ -33,6 +33,7 @@ from algorithms.realizable_to_agnostic.testbeds import (
     utility_law,
 )
 from dpcheck import PureDP, Replace
+from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
 
 TOL = 1e-9
@@ -159,6 +160,10 @@ def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: 
                        basis="exact pmf, worst substitution pair / the per-query bound derived "
                              "from Lemma 3.1's proof (ln(e^ε+4e²k/(n−k))); label-only pairs: "
                              f"{max(label_only):.3f} of ε = {eps:.3f}")
+        # Procedure P needs |T| = k ≥ r (at least one point in each of the r portions):
+        # n = 30 gives k = 10 < r = 13, refused with the sizes in the message
+        with pytest.raises(InvalidArgument, match=r"^\|T\|=k=10 must be >= r=13 portions"):
+            AgnosticPrediction(dom, eps, alpha).sizes(30)
     # a mutant case whose audit already refuted the claim ends here (caught statistically)
     assert r.violation or max(losses) <= bound + TOL
     assert r.violation or sweep <= bound + TOL

@@ -27,6 +27,7 @@ from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
 from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
+from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
 
 TOL = 1e-9
@@ -115,6 +116,13 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
         dp_sensitivity(loss=e, bound=b, detectable_overspend=None,
                        basis="exact pmf / the proof's derived ln(e^ε + 4e²k/(n−k)), best of the "
                              "two configurations (the tight bound: test_agnostic_end_to_end_tight)")
+        # the lemma's hypotheses are enforced, naming the value and the lemma: Algorithm 2's
+        # internal ε ≤ 1/3 (Lemmas 3.1 and 3.4) and a (1, δ)-DP base learner, ε_A ≤ 1
+        with pytest.raises(InvalidArgument, match=r"^epsilon=0\.5 must be <= 1/3 \(Lemmas 3\.1 "
+                           r"and 3\.4\)"):
+            Agnostic(6, 0.5)
+        with pytest.raises(InvalidArgument, match=r"^learner_epsilon=1\.5 must be <= 1"):
+            Agnostic(6, 1 / 40, learner="rr", learner_epsilon=1.5)
     assert caught or all(e <= b + TOL for e, b in worst)
 
 
@@ -474,10 +482,10 @@ def test_swap_case_score_sensitivity(variant: str) -> None:
     T2′ = T̂ + x_i, W2′ = Ŵ + (x1′, y1′); for h1, h2′ agreeing on T̂_X,
     |q(T1∘W1, h1) − q(T2′∘W2′, h2′)| ≤ 1/|T| + 1/|W| (300 random instances, N = 8,
     |T| = 3, |W| = 9). Mutant B7 naive_score (err_S of the representative) breaks it."""
-    from algorithms.realizable_to_agnostic.agnostic import relabel_scores
-    from algorithms.realizable_to_agnostic.core import counts, prefix
+    from algorithms.realizable_to_agnostic.agnostic import _relabel_logits, relabel_scores
+    from algorithms.realizable_to_agnostic.core import counts, prefix, x_counts
     rng = np.random.default_rng(71)
-    for _ in range(300):
+    for i in range(300):
         t_hat, w_hat = _rand(rng, 2, 8), _rand(rng, 8, 8)
         r1, ri, r1p = _rand(rng, 1, 8), _rand(rng, 1, 8), _rand(rng, 1, 8)
         t1, w1 = np.r_[t_hat, r1], np.r_[w_hat, ri]
@@ -487,6 +495,10 @@ def test_swap_case_score_sensitivity(variant: str) -> None:
             ct, cw = counts(t, 8)[None], counts(w, 8)[None]
             q.append(relabel_scores(ct, cw, np.array([3]), np.array([9]), ct + cw,
                                     bug=variant)[0])
+            if i < 20:   # ... and it is the score Algorithm 1 samples with: −ε|W|q/2, ε = 1/4
+                logit = _relabel_logits(ct, cw, np.array([3]), np.array([9]), ct + cw,
+                                        prefix(x_counts(ct)), 0.25, variant)[0]
+                assert np.allclose(logit, -0.25 * 9 * q[-1] / 2, rtol=1e-12, atol=0)
         ph = prefix(np.bincount(t_hat[:, 0], minlength=8))
         agree = ph[:, None] == ph[None, :]            # h_a, h_b agree on T̂_X
         gap = np.abs(q[0][:, None] - q[1][None, :])[agree].max()

@@ -143,6 +143,15 @@ def test_subsample_fraction(variant: str, dp_audit: Any, dp_record: Any) -> None
     bound = math.log(math.exp(eps) + 4 * math.e ** 2 * 1 / (HALF_N - 1))
     mech = Agnostic(6, eps, learner="rr", x_star=0, bug=variant)
     exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon
+    if variant == "reference":
+        # the closed form above (T = one uniform record; RR reads only whether it is x*) ...
+        assert exact == pytest.approx(math.log1p((math.e - 1) / HALF_N), abs=1e-12)
+        # ... so the law depends on x*'s presence in T, not on its label: flipping the label
+        # of the x* record leaves the output law unchanged
+        s0 = s.copy()
+        s0[0] = [0, 0]
+        p, p0 = mech.pmf(s), mech.pmf(s0)
+        assert p.keys() == p0.keys() and all(abs(p[c] - p0[c]) <= 1e-12 for c in p)
     r = dp_audit(mech, s, sp, PureDP(bound), samples=200_000, relation=Replace())
     dp_record("subsample_fraction", {"exact_epsilon": exact, "bound": bound,
                                      "epsilon_lower": r.epsilon_lower})
