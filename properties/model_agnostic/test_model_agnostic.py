@@ -19,6 +19,7 @@ internal-accounting test, and the catalogue notes say so per claim.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -344,7 +345,11 @@ def test_binclas_internal_accounting_holds(variant, x, dp_audit, dp_record, dp_s
     Mutants within the stated ε's slack at the paper's constants, caught only here: query noise
     Lap(λ) (per-⊥ cost 3/λ), the printed distance (4/λ), both noise scales halved (4/λ); and no
     cutoff (unbounded)."""
-    r = dp_audit(_binclas(INTERNAL, variant), *internal_pair(x), PureDP(2.0),
+    # rebuilt inside the test: the strict cutoff's validation then runs in every test process
+    # (a module constant is built before mutmut forks, so its validation escaped the mutation run)
+    params = replace(INTERNAL)
+    assert params.cutoff == "strict" and params.max_bots == INTERNAL.max_bots
+    r = dp_audit(_binclas(params, variant), *internal_pair(x), PureDP(2.0),
                  samples=2 * SAMPLES)
     dp_record("internal_accounting", {"variant": variant, "x": x,
                                       "epsilon_lower": r.epsilon_lower})
