@@ -82,7 +82,8 @@ def _lemma16_trial(n: int, which: str, leaky: bool):
                 f = PointTest(tuple(s[:, 0].tolist()))
             else:
                 f = {"below": IntervalTest(-1.0, r), "window": IntervalTest(r, r + 0.05),
-                     "loss": LossTest(r)}[which]
+                     "loss": LossTest(r), "positives_below": IntervalTest(-1.0, r, label=1),
+                     "negatives_window": IntervalTest(r, r + 0.05, label=0)}[which]
             h_v = float(np.mean(f(s[keep])))
             out[j] = abs(h_v - f.mean(pop.t_star)) - float(lemma16_bound(h_v, n, 1, DELTA))
         return out
@@ -96,9 +97,12 @@ def _lemma16_trial(n: int, which: str, leaky: bool):
                                                   marks=pytest.mark.mutant("leaky_decoder"))])
 def test_compression_bound(variant, dp_accuracy):
     """n ≥ 2k′: |h(V) − h(D)| ≤ √(h(V)·4k′ ln(2n/δ)/n) + 8k′ ln(2n/δ)/n w.p. ≥ 1 − δ, V = the
-    *unselected indices* (duplicates handled by index), h = B(A(S)) for three decoders B of the
-    largest-positive compression (n = 500, k′ = 1). The mutant decoder reads the whole sample."""
-    for which in ("below", "window", "loss"):
+    *unselected indices* (duplicates handled by index), h = B(A(S)) for five decoders B of the
+    largest-positive compression (n = 500, k′ = 1): 1[x ≤ r], the window (r, r + 0.05], the loss
+    of h_r, and the label-restricted tests 1[x ≤ r, y = 1] and 1[r < x ≤ r + 0.05, y = 0]
+    (the lemma holds for every decoder; exact means from the population). The mutant decoder
+    reads the whole sample."""
+    for which in ("below", "window", "loss", "positives_below", "negatives_window"):
         dp_accuracy(_lemma16_trial(500, which, variant != "reference"), alpha=0.0, beta=DELTA,
                     trials=300)
 
@@ -189,9 +193,19 @@ def test_finite_range_threshold_learner_errs_half(variant, dp_sensitivity):
     rng = np.random.default_rng(23)
     sets = [np.arange(1, 11) / 10, [0.5], np.sort(rng.random(7)), np.linspace(-3, 3, 61)]
     for outs in sets:
-        y, z, target = hard_distribution(outs, straddle=variant != "reference")
         xs = sorted(float(x) for x in outs)  # the lemma's x_1 < y < z < x_2
-        assert xs[0] < y < z and (len(xs) == 1 or z < xs[1]), (xs[:2], y, z)
+        x2 = xs[1] if len(xs) > 1 else xs[0] + 1.0
+        if variant == "reference":
+            y, z, target = hard_distribution(outs)   # the default is the lemma's construction
+            # the placement matters: the straddling construction y < x_1 < z < x_2 (the
+            # mutant's) is defeated by the output x_1 itself (error 0), so the lemma's
+            # "between the two smallest outputs" cannot be dropped (mutation run)
+            sy, sz, st = hard_distribution(outs, straddle=True)
+            assert sy < xs[0] < sz < x2 and st == sy, (xs[:2], sy, sz)
+            assert threshold_error(xs[0], sy, sz, st) == 0.0
+        else:
+            y, z, target = hard_distribution(outs, straddle=True)
+        assert xs[0] < y < z < x2, (xs[:2], y, z)
         assert all(threshold_error(float(h), y, z, target) == 0.5 for h in outs)
     # the infinite-range learner: from any sample with both points, it releases y, error 0
     assert threshold_error(y, y, z, target) == 0.0

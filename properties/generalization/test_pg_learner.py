@@ -95,6 +95,31 @@ def test_lemma_29_deterministic_step():
         checked += int(ok.sum())
 
 
+@pytest.mark.claim(paper="001", ref="Lemma 29", kind="generalization")
+def test_lemma_29_simulator_on_a_skewed_marginal():
+    """Lemma 29's simulator is ``∝ exp(−λ·err_D(h))`` with the true errors under ``D_L``; on an
+    adversarial (non-uniform) marginal the errors are fixed by the construction: mass 0.7 on
+    x = 1 and 0.3 on x = m = 10, t* = 5, label noise η = 0.1. x = 1 is positive and x = 10
+    negative, so every h_t with 1 ≤ t ≤ 9 errs only by the noise (err = η), h_0 errs on x = 1
+    (0.7(1 − η) + 0.3η) and h_10 on x = 10 (0.7η + 0.3(1 − η)). The simulator at n = 100 must
+    equal the closed form ``exp(−λ err)/Σ`` (λ = √n ε/√(2 ln(2|H|/β)), Algorithm 1), computed
+    here without the library's distribution helper. (Mutation run: a marginal ignored by
+    :func:`noisy_threshold_distribution` left every claim test green.)"""
+    eta, n = 0.1, 100
+    marginal = np.zeros(M)
+    marginal[0], marginal[-1] = 0.7, 0.3
+    w = noisy_threshold_distribution(M, 5, eta, marginal=marginal)
+    err = np.full(M + 1, eta)
+    err[0] = 0.7 * (1 - eta) + 0.3 * eta
+    err[M] = 0.7 * eta + 0.3 * (1 - eta)
+    assert LOSS @ w == pytest.approx(err, abs=1e-15)
+    learner = _learner("reference")
+    lam = math.sqrt(n) * EPS / math.sqrt(2 * math.log(2 * (M + 1) / BETA))
+    expected = np.exp(-lam * err) / np.exp(-lam * err).sum()
+    sim = learner.simulator(w, n)
+    assert np.array([sim[h] for h in range(M + 1)]) == pytest.approx(expected, rel=1e-12)
+
+
 @pytest.mark.claim(paper="001", ref="Corollary 10", kind="generalization")
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_two_samples_give_close_outputs(variant, dp_check):

@@ -19,6 +19,7 @@ internal-accounting test, and the catalogue notes say so per claim.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -344,7 +345,11 @@ def test_binclas_internal_accounting_holds(variant, x, dp_audit, dp_record, dp_s
     Mutants within the stated ε's slack at the paper's constants, caught only here: query noise
     Lap(λ) (per-⊥ cost 3/λ), the printed distance (4/λ), both noise scales halved (4/λ); and no
     cutoff (unbounded)."""
-    r = dp_audit(_binclas(INTERNAL, variant), *internal_pair(x), PureDP(2.0),
+    # rebuilt inside the test: the strict cutoff's validation then runs in every test process
+    # (a module constant is built before mutmut forks, so its validation escaped the mutation run)
+    params = replace(INTERNAL)
+    assert params.cutoff == "strict" and params.max_bots == INTERNAL.max_bots
+    r = dp_audit(_binclas(params, variant), *internal_pair(x), PureDP(2.0),
                  samples=2 * SAMPLES)
     dp_record("internal_accounting", {"variant": variant, "x": x,
                                       "epsilon_lower": r.epsilon_lower})
@@ -647,6 +652,20 @@ def test_binclas_rate_scaling_realizable(dp_rng, dp_record):
         # Algorithm 2 splits the n examples into k chunks of ⌊n/k⌋ (a fractional chunk size
         # passed this measurement-only test: mutation run)
         assert isinstance(rp.n_chunk, int) and rp.n_chunk == n // rp.k and rp.k * rp.n_chunk <= n
+        # the proof's parameters at the documented β = 0.05, γ = 0 (realizable), ε = 1,
+        # δ = 1e-5 (a wrong default passed this measurement-only test: mutation run): α of
+        # threshold ERM on n/k points at confidence β/k is 1 − (β/k)^{k/n}; T is Theorem 3.2's
+        # cutoff at γ = 0 (at least 1); k is Algorithm 2's with λ = √(32T ln(2/δ))/ε
+        beta, delta = 0.05, 1e-5
+        assert rp.alpha == pytest.approx(-math.expm1(math.log(beta / rp.k) / rp.n_chunk),
+                                         rel=1e-9)
+        a = rp.alpha * m
+        assert rp.T == pytest.approx(max(1.0, 3 * (a + math.sqrt(a * math.log(m / beta) / 2))),
+                                     rel=1e-6)
+        lam = math.sqrt(32 * rp.T * math.log(2 / delta))
+        assert rp.k == math.ceil(34 * math.sqrt(2) * lam
+                                 * math.log(4 * m * rp.T / min(delta, beta / 2)))
+        assert rp.params.beta == beta and rp.params.T == rp.T
         runs = min(800, math.ceil(40 / (m * rp.k / n)))
         rate = float(binclas_rates(rp, runs, dp_rng).mean())
         return rate, {"n": n, "m": m, "k": rp.k, "T": rp.T, "alpha": rp.alpha, "runs": runs,
@@ -699,6 +718,7 @@ def test_binclas_rate_scaling_agnostic(variant: str, dp_accuracy: Any, dp_record
         a = (gamma + rp.alpha) * m
         bound_t = 3 * (a + math.sqrt(a * math.log(m / b2) / 2))             # Theorem 3.2
         assert rp.T == pytest.approx(max(1.0, bound_t), rel=1e-6) and p.T == rp.T
+        assert p.beta == b2   # A_binClas runs at the proof's β′ (not the default β: mutation run)
         mech = _binclas(p, variant)
         excess: list[float] = []
 

@@ -32,6 +32,7 @@ from algorithms.pure_agnostic import (
     threshold_table,
 )
 from algorithms.pure_agnostic.data import codes
+from algorithms.pure_agnostic.representation import subset, trivial
 from algorithms.pure_agnostic.testbeds import Distribution, sample_users
 
 N = 16
@@ -237,6 +238,12 @@ def test_item_learner_is_accurate(variant: str, dp_accuracy: Any, dp_sensitivity
     learner's law, averaged over the trials' datasets). Mutants: B12 (``exp(+εq/2Δ)``), B16 (a
     "representation" missing f_8)."""
     rep = decoys(C, 20, 4, seed=7)
+    if variant == "reference":
+        # Definition 2.3's premise: every H in the support contains C (then P is a
+        # (0, 0)-representation), H = C included; B16's random subsets of C are not one
+        # (mutation run: the membership check and the subset constructor reached no claim test)
+        assert trivial(C).is_proper_superset_of(C) and rep.is_proper_superset_of(C)
+        assert not subset(C, len(C) - 1, 3, seed=16).is_proper_superset_of(C)
     hyps = np.vstack([C, *rep.classes])
     results, cond = [], []
     for dist, r in ((NOISY, None), (HEAVY, rep)):
