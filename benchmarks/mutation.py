@@ -158,6 +158,61 @@ EQUIVALENT: dict[str, str] = {
     # paper 000, stop 34 (issue 27 item 5)
     'algorithms.realizable_to_agnostic.core._run_bounds: start = np.ones(p.shape, dtype=bool) ⟶ start = np.ones(p.shape, dtype=None)':
         "float 1.0/0.0 flags: np.where(start, …) and the bool array end read them as True/False",
+    # papers 001-003, stop 34 rerun (benchmarks/equivalent_001_003.md has the full notes)
+    "algorithms.generalization.learner.noisy_threshold_distribution: px = np.full(m, 1.0 / m) if marginal is None else np.asarray(marginal, dtype=float) ⟶ px = np.full(m, 1.0 / m) if marginal is None else np.asarray(marginal, dtype=None)":
+        "`px` is only used in `px * np.where(..., 1 - eta, eta)`, a product with a float "
+        "array (`eta` is a float), so an integer, boolean or float marginal gives the "
+        "same float64 weights, and `w / w.sum()` is the same. Verified: with the mutant "
+        "active (`MUTANT_UNDER_TEST`) the output is bit-identical to the original for an "
+        "int, a float-list, a bool and a Dirichlet marginal, and the new Lemma 29 "
+        "skewed-marginal test passes.",
+    "algorithms.pure_agnostic.median.PrivateMedian.__post_init__: object.__setattr__(self, \"m\", check_int(self.m, \"m\", minimum=1)) ⟶ object.__setattr__(self, \"M\", check_int(self.m, \"m\", minimum=1))":
+        "the validator still runs (a bad `m` still raises); for a valid `m` it returns "
+        "`int(m)`, equal to the stored value (an `int` or a NumPy integer), so every use "
+        "of `self.m` (`as_users(data, self.m, ...)`) computes the same. Only the stray "
+        "attribute `M` and, for a NumPy-integer `m`, the dataclass repr differ (the "
+        "`_SAME` reason of `EQUIVALENT`).",
+    "algorithms.model_agnostic.utility.rate_parameters: T = 1.0 ⟶ T = 2.0":
+        "the iteration converges to the same fixed point from either start. Verified "
+        "with the mutant active (`MUTANT_UNDER_TEST`) at all 11 configurations of the "
+        "Theorem 3.4/3.5 claim tests: identical `k` and `T` to the last printed digit "
+        "(e.g. n = 4e8, m = 1000: k = 110580, T = 25.495676158063766).",
+    "algorithms.model_agnostic.utility.threshold_erm_counts: x = np.clip(q[order] - t_star, 0.0, 1.0 - t_star) ⟶ x = np.clip(q[order] - t_star, 0.0, 1.0 + t_star)":
+        "queries live in [0, 1] (x ~ U[0, 1], the function's documented domain), so `q − "
+        "t* ≤ 1 − t*` and the upper clip is never active with either bound.",
+    "algorithms.model_agnostic.utility.noisy_threshold_counts: valid = np.take_along_axis(valid, order, axis=1) ⟶ valid = np.take_along_axis(valid, order, )":
+        "`valid` and `order` are 2-D `(b, L)`; the default `axis=-1` is axis 1 (the "
+        "`_2D` reason).",
+    "algorithms.model_agnostic.utility.noisy_threshold_counts: y = (x >= t_star) ^ (rng.random((b, L)) < eta) ⟶ y = (x >= t_star) ^ (rng.random((b, L)) <= eta)":
+        "the label flips differ only on the event `U = η` exactly, of probability ≤ 2⁻⁵³ "
+        "per draw (`Generator.random` is a multiple of 2⁻⁵³): the same law of the counts.",
+    "algorithms.model_agnostic.utility.MajorityLearner.__call__: return lambda q: np.full(np.shape(q)[0], label, dtype=np.int8) ⟶ return lambda q: np.full(np.shape(q)[0], label, dtype=None)":
+        "the predictions are the same 0/1 values in an int64 array; they are only "
+        "compared with `== 1` (`ABinClas.votes`) or used as labels by value.",
+    "algorithms.model_agnostic.core.ABinClas.votes: q = np.asarray(self.queries, dtype=float) ⟶ q = np.asarray(self.queries, )":
+        "the queries are float points of [0, 1] (a float array stays float); for integer "
+        "queries the package's learners (majority, threshold ERM) compare them with "
+        "thresholds by value, with the same outcome; `q.size` is the same.",
+    "algorithms.model_agnostic.utility.apriv_errors: pvals = np.concatenate([cells, np.maximum(0.0, 1.0 - cdf[:, -1:])], axis=1) ⟶ pvals = np.concatenate([cells, np.maximum(1.0, 1.0 - cdf[:, -1:])], axis=1)":
+        "`Generator.multinomial` ignores the last entry of `pvals` (it takes the "
+        "remainder `1 − Σ pvals[:-1]`); verified: the same seed gives identical draws "
+        "with last cell 0.5/0.8 or 1.0.",
+    "algorithms.model_agnostic.core.dist_sensitivity1: g = np.asarray(gap, dtype=np.int64) ⟶ g = np.asarray(gap, dtype=None)":
+        "vote gaps are integers (|ct(1) − ct(0)| of k voters), so the array is already "
+        "an integer array and `max(0, (g + 1) // 2 − 1)` is the same; a float-valued "
+        "integral gap gives the same numbers as floats, compared with the noisy "
+        "threshold by value.",
+    "algorithms.model_agnostic.core.svt_runs: first = np.full(b, m, dtype=np.int64) ⟶ first = np.full(b, m, dtype=None)":
+        "`m` (the number of queries, an integer) makes `np.full` infer int64 itself: the "
+        "same array, same dtype (checked: `np.full(3, 5).dtype` and `np.full(3, "
+        "np.int64(5)).dtype` are int64).",
+    "algorithms.model_agnostic.core.svt_runs: first = np.full(b, m, dtype=np.int64) ⟶ first = np.full(b, m, )":
+        "`m` (the number of queries, an integer) makes `np.full` infer int64 itself: the "
+        "same array, same dtype (checked: `np.full(3, 5).dtype` and `np.full(3, "
+        "np.int64(5)).dtype` are int64).",
+    "algorithms.model_agnostic.core.BinClasCounts.counts: if c.shape != (m,) or c.dtype.kind not in \"iu\" or (c < 0).any() or (c > k).any(): ⟶ if c.shape != (m,) or c.dtype.kind not in \"XXiuXX\" or (c < 0).any() or (c > k).any():":
+        "a dtype kind is one lowercase letter; padding the kinds string with 'X' changes "
+        "nothing (the `_KIND` reason of `EQUIVALENT`).",
 }
 
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
@@ -198,6 +253,11 @@ MESSAGE_ONLY: dict[str, str] = {
     'algorithms.closure.learners.labelled_sample: n = check_int(n, "n", minimum=1) ⟶ n = check_int(n, "XXnXX", minimum=1)':
         _MSG,
     'algorithms.closure.pipelines.ClosureLearn.__post_init__: raise InvalidArgument("classes must be non-empty ConceptClasses on one domain") ⟶ raise InvalidArgument("classes must be non-empty conceptclasses on one domain")':
+        _MSG,
+    # paper 003, stop 34 rerun
+    "algorithms.model_agnostic.core.AStab.label_and_dist: raise InvalidArgument(f\"votes={votes!r} must be a non-empty 0/1 vector\") ⟶ raise InvalidArgument(None)":
+        _MSG,
+    "algorithms.model_agnostic.core.BinClasParams.__post_init__: _check_pos(\"T\", self.T) ⟶ _check_pos(\"t\", self.T)":
         _MSG,
 }
 
