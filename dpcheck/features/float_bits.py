@@ -195,10 +195,12 @@ def joint_hole(out_d: NDArray[Any], out_dp: NDArray[Any]) -> bool:
     Issue 30 item 4; the one-sided count rule follows
     :func:`dpcheck.features.vector_bits.hole_coordinates` (30 outputs and 0.2 %).
     """
+    need = max(MIN_COUNT, MIN_SHARE * min(out_d.shape[0], out_dp.shape[0]))
+    if min(out_d.shape[0], out_dp.shape[0]) < need:  # also: no rows at all (tiny audits)
+        return False
     x, y = (np.asarray(o, dtype=np.float64).reshape(o.shape[0], -1)[:, 0] + 0.0
             for o in (out_d, out_dp))
     x, y = x[np.isfinite(x) & (x != 0)], y[np.isfinite(y) & (y != 0)]
-    need = max(MIN_COUNT, MIN_SHARE * min(out_d.shape[0], out_dp.shape[0]))
     if x.size < need or y.size < need:
         return False
     lx, ly = lsb(x), lsb(y)
