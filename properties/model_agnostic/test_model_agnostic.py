@@ -737,6 +737,13 @@ def test_binclas_rate_scaling_agnostic(variant: str, dp_accuracy: Any, dp_record
         grid.append({"n": n, "k": rp.k, "n_chunk": rp.n_chunk, "T": rp.T, "alpha": rp.alpha,
                      "bound_T_over_m": rp.T / m, "runs": r.trials, "failures": r.failures,
                      "mean_excess_rate": float(np.mean(excess))})
+        if variant == "reference" and n == ns[-1]:
+            # binclas_rates' agnostic branch (the slow slope test's measurement; mutation run:
+            # reached by no main-job test) on 2 runs (≈ 0.1 s): γ + its excess is the rate's
+            # conditional mean given the outputs, which Theorem 3.2 (ii) bounds by T/m (the
+            # rate's spread about it, ≈ √(γ/m) = 0.004, is far below T/m − γ = 0.11)
+            dp_accuracy(lambda rng: gamma + float(binclas_rates(rp, 1, rng, eta=gamma)[0]),
+                        alpha=rp.T / m, beta=beta, trials=2)
     if variant == "reference":
         _utility_sensitivity(dp_sensitivity, r, beta)
     dp_record("theorem_3_5", {

@@ -260,3 +260,16 @@ def test_lazy_noisy_threshold_counts_equal_the_materialised_ones() -> None:
     assert 20 <= skipped <= 280      # both paths were taken
     with pytest.raises(InvalidArgument, match="eta"):
         noisy_threshold_counts_lazy(0.5, 0.5, 100, 3, np.zeros(2), np.random.default_rng(0))
+
+
+def test_splitmix64_published_vector():
+    """chunk_of's hash is SplitMix64 (notes D3): ``_splitmix64(x)`` is the generator's output
+    from state x, so x = n·0x9E3779B97F4A7C15 (n = 0..3) gives the published first four outputs
+    of seed 0 (Steele, Lea, Flood 2014; Vigna's splitmix64.c, the xoshiro seeder). Mutation
+    run: the second multiplier + 1 passed every claim test (chunk assignment only permutes)."""
+    from algorithms.model_agnostic.core import _splitmix64
+    gamma = 0x9E3779B97F4A7C15
+    states = np.array([(n * gamma) % 2 ** 64 for n in range(4)], dtype=np.uint64)
+    assert [int(v) for v in _splitmix64(states)] == [
+        0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F, 0xF88BB8A8724C81EC]
+    assert (chunk_of([0], 1 << 20) == 0xE220A8397B1DCDAF % (1 << 20)).all()
