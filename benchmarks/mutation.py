@@ -213,6 +213,13 @@ EQUIVALENT: dict[str, str] = {
     "algorithms.model_agnostic.core.BinClasCounts.counts: if c.shape != (m,) or c.dtype.kind not in \"iu\" or (c < 0).any() or (c > k).any(): ⟶ if c.shape != (m,) or c.dtype.kind not in \"XXiuXX\" or (c < 0).any() or (c > k).any():":
         "a dtype kind is one lowercase letter; padding the kinds string with 'X' changes "
         "nothing (the `_KIND` reason of `EQUIVALENT`).",
+    # paper 004, stop 34 rerun
+    "algorithms.closure.pipelines.PrivateAgnostic._extra: return np.zeros(len(pats), np.int64) ⟶ return np.zeros(len(pats), )":
+        "float zeros: the only use is int(extra[j]), and int(0.0) == int(0) == 0",
+    "algorithms.closure.pipelines.PrivateAgnostic.pmf: key = int(f) + h * int(extra[j]) ⟶ key = int(f) - h * int(extra[j])":
+        "extra is 0 for the reference (same keys); for the release_* bug variants "
+        "the key f - h*e (0 <= f < h) is as injective as f + h*e, so the law is "
+        "only relabelled and every loss is the same",
 }
 
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must

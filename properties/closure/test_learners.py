@@ -729,5 +729,8 @@ def test_claim_5_4_in_particular() -> None:
     for alpha in (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.9):
         for beta in (1e-9, 1e-4, 0.01, 0.1, 0.5):
             for vc in (1, 2, 3, 5, 10, 50):
+                printed = (4 / alpha * math.log(1 / beta)  # the claim's printed size
+                           + 10 * vc / alpha * math.log(20 * math.e / alpha))
+                assert claim_5_4_size_half(alpha, beta, vc) == pytest.approx(printed, rel=1e-12)
                 size = math.ceil(claim_5_4_size_half(alpha, beta, vc))
                 assert size >= claim_5_4_size(alpha, beta, vc, 2 * size)
