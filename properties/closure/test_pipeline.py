@@ -153,6 +153,18 @@ def _agnostic_tight() -> dict[str, Any]:
     return _TIGHT
 
 
+def _three_bounds(dp_counterexample: Any, tag: str, exact: float, derived: float, sup: float,
+                  **extra: Any) -> None:
+    """The printed (1 + ln 4e), the derived round bound and the tight supremum over all (1, 0)-DP
+    inner learners at this pair, each asserted as its own labelled exact claim."""
+    _exact_claim(dp_counterexample, exact <= PROOF_EPS, tag + "_printed",
+                 {"exact_epsilon": exact, "proof_epsilon": PROOF_EPS})
+    _exact_claim(dp_counterexample, exact <= derived, tag + "_derived",
+                 {"exact_epsilon": exact, "derived_epsilon": derived})
+    _exact_claim(dp_counterexample, _tight_ok(exact, sup), tag + "_tight",
+                 {"exact_epsilon": exact, "sup_over_learners": sup, **extra})
+
+
 def _tight_ok(exact: float, sup: float) -> bool:
     return exact <= sup * TIGHT_TOL[0] + TIGHT_TOL[1]
 
@@ -182,13 +194,7 @@ def test_private_agnostic_tight(variant: str, dp_record: Any, dp_counterexample:
             derived = _IND.relabel_round_bound(len(d) // 2)
             losses[f"{base}_{name}"] = exact
             tag = f"private_agnostic_tight_{variant}_{base}_{name}"
-            _exact_claim(dp_counterexample, exact <= PROOF_EPS, tag + "_printed",
-                         {"exact_epsilon": exact, "proof_epsilon": PROOF_EPS})
-            _exact_claim(dp_counterexample, exact <= derived, tag + "_derived",
-                         {"exact_epsilon": exact, "derived_epsilon": derived})
-            # tight: the supremum over all (1, 0)-DP inner learners at this pair
-            _exact_claim(dp_counterexample, _tight_ok(exact, sup), tag + "_tight",
-                         {"exact_epsilon": exact, "sup_over_learners": sup})
+            _three_bounds(dp_counterexample, tag, exact, derived, sup)
     sups = {name: tb[name][1] for name in ("erm_pair", "support_pair", "random_worst")}
     dp_record("private_agnostic_tight", {"variant": variant, "sup_over_learners": sups,
                                          "extremal": [ext.cells, ext.g0, fit], **losses})
@@ -425,14 +431,8 @@ def test_closure_learn_tight(variant: str, dp_record: Any, dp_counterexample: An
             exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon
             losses[f"{base}_pair{k}"] = exact
             tag = f"closure_learn_tight_{variant}_{base}_pair{k}"
-            _exact_claim(dp_counterexample, exact <= PROOF_EPS, tag + "_printed",
-                         {"exact_epsilon": exact, "proof_epsilon": PROOF_EPS})
-            _exact_claim(dp_counterexample, exact <= derived, tag + "_derived",
-                         {"exact_epsilon": exact, "derived_epsilon": derived})
-            # tight: the supremum over all (1, 0)-DP inner learners at this pair
-            _exact_claim(dp_counterexample, _tight_ok(exact, sup), tag + "_tight",
-                         {"exact_epsilon": exact, "sup_over_learners": sup, "round": i + 1,
-                          "prefix": prefix})
+            _three_bounds(dp_counterexample, tag, exact, derived, sup, round=i + 1,
+                          prefix=prefix)
             if base == "extremal":
                 slack.append((exact / sup, exact, sup, k, ext))
     dp_record("closure_tight", {"variant": variant, "d_i": 27, "derived": derived,
