@@ -37,7 +37,7 @@ from algorithms.detectability import exact_overspend
 from algorithms.closure.buggy import full_size_subsample, overleaking_rr
 from algorithms.concepts import ConceptClass, from_masks, intervals, thresholds, vc_dimension
 from algorithms.mechanisms.subsampling import amplified_epsilon_with_replacement
-from dpcheck import PureDP
+from dpcheck import InvalidArgument, PureDP
 from dpcheck.core.sampler_check import check_sampler
 from dpcheck.exact import privacy_loss
 
@@ -725,7 +725,17 @@ def test_claim_5_4_adversarial(variant: str, dp_sensitivity: Any) -> None:
 @pytest.mark.claim(paper="004", ref="Claim 5.4", kind="utility")
 def test_claim_5_4_in_particular() -> None:
     """The "in particular" size: with |D| ≥ |S|/2, |D| ≥ (4/α)ln(1/β) + (10VC/α)ln(20e/α)
-    implies the first condition (worst case |S| = 2|D|), over a grid of α, β, VC."""
+    implies the first condition (worst case |S| = 2|D|), over a grid of α, β, VC. Both sizes
+    refuse α or β outside (0, 1), the range of Theorem 2.4 = 6.1 whose proof applies the
+    claim (α = 1, β = 1, 0 and NaN; exact messages naming the value; issue 27)."""
+    for a, b in ((1.0, 0.5), (0.5, 1.0), (0.0, 0.5), (0.5, 0.0)):
+        for size in (lambda: claim_5_4_size(a, b, 1, 10), lambda: claim_5_4_size_half(a, b, 1)):
+            with pytest.raises(InvalidArgument,
+                               match=f"^alpha={a}, beta={b} must be in \\(0, 1\\)$"):
+                size()
+    for name, ab in (("alpha", (math.nan, 0.5)), ("beta", (0.5, math.nan))):
+        with pytest.raises(InvalidArgument, match=f"^{name}=nan must not be NaN$"):
+            claim_5_4_size(*ab, 1, 10)
     for alpha in (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.9):
         for beta in (1e-9, 1e-4, 0.01, 0.1, 0.5):
             for vc in (1, 2, 3, 5, 10, 50):

@@ -22,6 +22,7 @@ Claim 5.4, Theorem 2.4 / 6.1, Lemmas 7.2, 7.3, Theorem 7.1; notes ``shared/resea
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -41,9 +42,10 @@ from algorithms.detectability import detectable_inflation, exact_overspend
 from dpcheck.core.sampler_check import check_sampler
 from algorithms.closure.testbeds import (agnostic_size, closure_round_size, closure_trial,
                                         erm_pair, random_pairs, support_pair, worst_pair)
-from algorithms.concepts import intervals, negation, rule, thresholds
-from dpcheck import PureDP
+from algorithms.concepts import from_masks, intervals, negation, rule, thresholds
+from dpcheck import InvalidArgument, PureDP
 from dpcheck.exact import privacy_loss
+from dpcheck.validation import fmt
 
 PAPER_EPS = 1.0 + 3.0                       # Lemma 5.3 printed: ε_A′ + 3
 PROOF_EPS = 1.0 + math.log(4 * math.e)      # Lemma 5.3 proof: ε_A′ + ln(4e) ≈ 3.386
@@ -262,6 +264,40 @@ def test_private_agnostic_sampler_matches_its_exact_law(variant: str, dp_rng: An
         assert not check.mismatch, (len(d) // 2, check.describe())
 
 
+def _refused(call: Any, message: str) -> None:
+    """``call()`` raises InvalidArgument with exactly ``message`` (the validation contract:
+    the message names the value and the requirement)."""
+    with pytest.raises(InvalidArgument, match="^" + re.escape(message) + "$"):
+        call()
+
+
+@pytest.mark.claim(paper="004", ref="Theorem 2.4", kind="privacy")
+def test_private_agnostic_refuses_inputs_outside_algorithm_4() -> None:
+    """Algorithm 4's input and auxiliary class, as Theorem 2.4 = 6.1 states them, are enforced
+    (issue 27: mutation survivors): S ∈ (X × {0,1})^m (a point outside X = {0..3}, a label
+    outside {0, 1}: refused); step 1 splits S into |D| = |T| = |S|/2 (|S| odd: refused);
+    step 3 draws |D|/9 rows, at least one, so |S| ≥ 18 (|S| = 16 and the empty sample:
+    refused; |S| = 18: the smallest accepted, its exact law sums to 1); the relabel step's
+    exponential mechanism chooses from Π_H(P) (Algorithm 2 step 3), so H must be a non-empty
+    class (an empty one is refused even when an inner learner is given). The refusals name
+    the offending value (exact messages)."""
+    mech = PrivateAgnostic(H4)
+    s18 = [(0, 1)] * 5 + [(3, 0)] * 4 + [(1, 1)] * 9
+    assert math.fsum(mech.pmf(s18).values()) == pytest.approx(1.0, abs=1e-12)
+    for size in (0, 16, 19):
+        _refused(lambda: mech.pmf((s18 * 2)[:size]), f"|S|={size} must be even and >= 18")
+    _refused(lambda: mech.sample([], 1, np.random.default_rng(0)),
+             "|S|=0 must be even and >= 18")
+    for bad in ((4, 0), (4, 1), (-1, 0), (0, 2)):           # x ∉ X = {0..3}, y ∉ {0, 1}
+        s = s18[:-1] + [bad]
+        _refused(lambda: mech.pmf(s), f"data={fmt(s)}: need 0 <= x < 4 and y in {{0, 1}}")
+    empty = from_masks(4, [])
+    _refused(lambda: PrivateAgnostic(empty, learner=EMLearner(H4, 1.0)),
+             f"cls={fmt(empty)} must be a non-empty ConceptClass")
+    # the auxiliary learner's stand-in, L-EM (Proposition 3.13's mechanism), chooses from H
+    _refused(lambda: EMLearner(empty, 1.0), f"cls={fmt(empty)} must be a non-empty ConceptClass")
+
+
 #: Runs of the Theorem 2.4 utility test (issue 27): ≈ 1.2 ms per run; 1400 runs detect a 1.48x
 #: inflation of β = 0.1 at the main job's per-test α (600 runs: 1.76x). The mutant (failure
 #: ≈ 0.36) needs far fewer.
@@ -350,6 +386,33 @@ def test_closure_learn_sampler_matches_its_exact_law(variant: str, dp_rng: Any) 
             check = check_sampler(cl.sample(d, 50_000, dp_rng), cl.pmf(d),
                                   cl.sample(dp, 50_000, dp_rng), cl.pmf(dp))
             assert not check.mismatch, (g, check.describe())
+
+
+@pytest.mark.claim(paper="004", ref="Lemma 7.2", kind="privacy")
+def test_closure_learn_refuses_inputs_outside_algorithm_5() -> None:
+    """Algorithm 5's partition, as Lemma 7.2's proof uses it, is enforced (issue 27: mutation
+    survivors): S = S_1∘…∘S_k in k parts of one size (the implementation's positional
+    chunking), each S_i = D_i∘T_i with |D_i| = |T_i| = |S_i|/2, so |S| is a multiple of 2k
+    (|S| = 38 at k = 2, 56 at k = 3: refused); step 2(c)i draws |D_i|/9 rows, at least one,
+    so |D_i| ≥ 9 (|S| = 32 at k = 2, 48 at k = 3: refused; 36 and 54, the smallest accepted,
+    give |D_i| = 9 in every round, and at k = 2 an exact transcript law summing to 1). Theorem 7.1's H_1..H_k ⊆ {0,1}^X share one domain X and
+    the relabel EM of each round chooses from Π_{H_i}(P_i) (non-empty): classes on two
+    domains or an empty class are refused. Exact messages."""
+    t4 = thresholds(4)
+    for classes, rows in (((t4, negation(t4)), (36, 38, 32)),
+                          ((t4, negation(t4), t4), (54, 56, 48))):
+        cl = ClosureLearn("and", classes)
+        k, ok = len(classes), rows[0]
+        s = [(x % 4, (x // 4) % 2) for x in range(max(rows))]
+        assert [int(dc.sum()) for dc, _ in cl.chunks(s[:ok])] == [9] * k   # |D_i| = |S_i|/2
+        if k == 2:                                  # (the k = 3 law costs 0.13 s: not needed)
+            assert math.fsum(cl.pmf(s[:ok]).values()) == pytest.approx(1.0, abs=1e-12)
+        for size in rows[1:]:
+            _refused(lambda: cl.pmf(s[:size]),
+                     f"|S|={size} must be a multiple of 2k={2 * k} with |D_i| >= 9")
+    for classes in ((t4, thresholds(5)), (t4, from_masks(4, []))):
+        _refused(lambda: ClosureLearn("and", classes),
+                 "classes must be non-empty ConceptClasses on one domain")
 
 
 @pytest.mark.claim(paper="004", ref="Lemma 7.2", kind="privacy")
