@@ -261,6 +261,11 @@ MESSAGE_ONLY: dict[str, str] = {
         _MSG,
     'algorithms.closure.pipelines.ClosureLearn.__post_init__: raise InvalidArgument("classes must be non-empty ConceptClasses on one domain") ⟶ raise InvalidArgument("classes must be non-empty conceptclasses on one domain")':
         _MSG,
+    # paper 004, issue 27 item 5 rerun (RelabelAndLearn's split and the extremal learner's g0)
+    'algorithms.closure.pipelines.RelabelAndLearn._split: raise InvalidArgument(f"data has {len(s)} rows < d_size={self.d_size}") ⟶ raise InvalidArgument(None)':
+        _MSG,
+    'algorithms.closure.relabel.CellCountLearner.__post_init__: raise InvalidArgument(f"g0={fmt(self.g0)} must be an int >= 0") ⟶ raise InvalidArgument(f"g0={fmt(None)} must be an int >= 0")':
+        _MSG,
     # paper 003, stop 34 rerun
     "algorithms.model_agnostic.core.AStab.label_and_dist: raise InvalidArgument(f\"votes={votes!r} must be a non-empty 0/1 vector\") ⟶ raise InvalidArgument(None)":
         _MSG,
