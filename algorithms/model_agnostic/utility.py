@@ -6,6 +6,7 @@
 * :func:`threshold_erm_counts`: the vote counts of k threshold-ERM chunks drawn from their exact
   order-statistic law (realizable U[0,1] data), so utility runs at paper scale need no data;
 * :func:`noisy_threshold_counts`: the same with label noise η (agnostic case), materialised;
+  :class:`NoisyThresholdLaw`: its chunk threshold's law in closed form (counts in O(m));
 * :func:`rate_parameters`: the self-consistent (α, T, k, n/k) behind Theorems 3.4/3.5 for a
   given n and m (T from Theorem 3.2, k from Algorithm 2, α from the learner's guarantee at
   confidence β/k); :func:`binclas_rates` measures A_binClas's misclassification rate with them.
@@ -231,6 +232,11 @@ class NoisyThresholdLaw:
     threshold is a uniform order statistic: t* − W + W·Beta(n_L − I + 1, I) (I ≥ 1),
     t* + W·Beta(J + 1, n_R − J) (J < n_R; J = 0 when I = 0), or the atom t* + W. F is this
     mixture; n_L, n_R are truncated where Bin(n_chunk, W)'s tail is below 1e-18.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018,
+    Theorem 3.5 (the agnostic rate test runs A_binClas on counts drawn from this law).
     """
 
     def __init__(self, t_star: float, eta: float, n_chunk: int, window: float = 30.0) -> None:
@@ -238,6 +244,8 @@ class NoisyThresholdLaw:
             raise InvalidArgument(f"eta={eta!r} must be in [0, 1/2)")
         if not isinstance(n_chunk, (int, np.integer)) or n_chunk < 1:
             raise InvalidArgument(f"n_chunk={n_chunk!r} must be an int >= 1")
+        if not 0 < t_star < 1:
+            raise InvalidArgument(f"t_star={t_star!r} must be in (0, 1)")
         from scipy.stats import binom
         self.t_star, self.half = float(t_star), min(window / n_chunk, t_star, 1 - t_star)
         W = self.half
@@ -275,7 +283,7 @@ class NoisyThresholdLaw:
                        np.r_[first_right[1:], right[nr[keep], jj[keep]]])
         self.atom = float(first_right[0] + right[idx, idx][1:].sum())
         self.total = float(self._left[2].sum() + self._right[2].sum() + self.atom)
-        # terms below 1e-20 (about half at the test sizes) dropped from the CDF: ≤ 1e-16 in all
+        # terms below 1e-20 (about half at the test sizes) dropped from the CDF (≤ 1e-15, tested)
         parts = []
         for a, b, p in (self._left, self._right):
             keep = p >= 1e-20
@@ -305,6 +313,8 @@ class NoisyThresholdLaw:
         below t* − W, k at or above t* + W, and at the r in-window queries (sorted) the
         cumulative sums of one Multinomial(k; F-increments) — the law of
         :func:`noisy_threshold_counts` (tested), at a cost O(m + r·#mixture terms)."""
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise InvalidArgument(f"k={k!r} must be an int >= 1")
         q = np.asarray(queries, dtype=float)
         t, W = self.t_star, self.half
         out = np.where(q >= t + W, k, 0).astype(np.int64)

@@ -83,10 +83,11 @@ def test_noisy_threshold_law_is_the_windowed_sampler(t_star: float, eta: float, 
                                                      dp_record: Any) -> None:
     """:class:`NoisyThresholdLaw` is the law of ``noisy_threshold_counts``' chunk thresholds:
     its mixture weights sum to 1 (up to float rounding, 1e-12; the truncation of n_L, n_R at a
-    1e-18 tail is below that; the terms below 1e-20 it drops weigh ≤ 1e-15), its CDF is 0 below t* − W and 1 at t* + W, and
-    ``chunks`` sampler thresholds match it on a :data:`LAW_GRID`-point grid over the window (exact
-    one-sample KS). Its counts are drawn at in-window queries as a multinomial of k over the
-    CDF's increments: k i.i.d. thresholds, as the sampler's."""
+    1e-18 tail is below that; the terms below 1e-20 it drops weigh ≤ 1e-15), its CDF is 0
+    below t* − W and 1 at t* + W, and ``chunks`` sampler thresholds match it on a
+    :data:`LAW_GRID`-point grid over the window (exact one-sample KS). Its counts are drawn at
+    in-window queries as a multinomial of k over the CDF's increments: k i.i.d. thresholds, as
+    the sampler's."""
     law = NoisyThresholdLaw(t_star, eta, n_chunk)
     assert law.total == pytest.approx(1.0, abs=1e-12) and abs(law.pruned) <= 1e-15
     w = law.half
