@@ -685,9 +685,9 @@ def test_binclas_rate_scaling_realizable(dp_rng, dp_record):
 #: the few in-window queries, cost independent of k; the windowed sampler drew k ≈ 7–10e3
 #: chunks, 50–100 ms per run) a run costs ≈ 1.3 / 0.75 / 0.5 ms CPU at n = 4e8 / 1.6e9 / 6.4e9
 #: (measured). 3 400 runs detect a 1.49x inflation of β = 0.05 with power 0.9 at the third
-#: statistical call's α (α_test·6/(9π²) ≈ 8.1e-7 at the main job's α_test ≈ 1.2e-5; 1.48x at
-#: the first call's); 20 runs detected 8.3x. The signed_gap mutant fails every run (rate ≈
-#: 0.4 against T/m ≤ 0.28) and its ⊥-dense runs cost ≈ T scan steps: 20 runs.
+#: statistical call's α (α_test·6/(9π²) ≈ 8.1e-7 at the main job's α_test ≈ 1.2e-5; 1.46x at
+#: the first call's); 20 runs detected 8.3x. The signed_gap mutant fails every run (excess
+#: rate 0.70–0.85 against T/m ≤ 0.28): 20 runs.
 THEOREM_3_5_RUNS, THEOREM_3_5_MUTANT_RUNS = 3_400, 20
 
 
@@ -709,14 +709,14 @@ def test_binclas_rate_scaling_agnostic(variant: str, runs: int, dp_accuracy: Any
     then A_binClas (count level; chunk counts from :class:`NoisyThresholdLaw`, the exact law
     of the windowed ERM sampler's thresholds — same counts in law, tested in
     ``test_noisy_threshold_law.py``: Massart noise η = γ = 0.02, t* = 0.5, x ~ U[0,1]) runs
-    with ε = 40 (the theorem holds for every ε; keeps k ≈ 7–10e3),
-    δ = 1e-5, m = 1000 > M ≈ 1/γ, β′ = β/2 = 0.025 (so 1 − 2β′ = 1 − β): per run the rate
+    with ε = 40 (the theorem holds for every ε; keeps k ≈ 7–10e3), δ = 1e-5, m = 1000 >
+    M ≈ 1/γ, β′ = β/2 = 0.025 (so 1 − 2β′ = 1 − β): per run the rate
     #{i : out_i ≠ ỹ_i}/m (⊥/HALT are errors; ỹ the noisy labels) must be ≤ T/m w.p. ≥ 1 − β,
     :data:`THEOREM_3_5_RUNS` runs at each n ∈ {4e8, 1.6e9, 6.4e9} (T/m = 0.281, 0.176, 0.131;
-    a 1.49x inflation of β detectable at each n; below n ≈ 4e8 the
-    bound exceeds 0.25 and is near-vacuous). The excess over γ (its conditional mean given the
+    a 1.49x inflation of β detectable at each n; below n ≈ 4e8 the bound exceeds 0.25 and is
+    near-vacuous). The excess over γ (its conditional mean given the
     outputs) and its log-log slope in n are recorded (theorem −2/3). Mutant: dist from the
-    signed vote gap (0-labelled queries get ⊥, then HALT: rate ≈ 0.4)."""
+    signed vote gap (0-labelled queries get ⊥, then HALT: excess rate 0.70–0.85)."""
     gamma, beta, m, eps, delta = 0.02, 0.05, 1000, 40.0, 1e-5
     b2 = beta / 2
     ns = [400_000_000, 1_600_000_000, 6_400_000_000]
