@@ -249,10 +249,9 @@ class NoisyThresholdLaw:
         from scipy.stats import binom
         self.t_star, self.half = float(t_star), min(window / n_chunk, t_star, 1 - t_star)
         W = self.half
-        mean = n_chunk * W
-        cand = np.arange(int(min(n_chunk, mean + 40 * math.sqrt(mean) + 60)) + 1)
-        n = int(cand[np.argmax(binom.sf(cand, n_chunk, W) < 1e-18)]) \
-            if binom.sf(cand[-1], n_chunk, W) < 1e-18 else int(n_chunk)
+        n = int(n_chunk * W)                     # smallest n with P(Bin(n_chunk, W) > n) < 1e-18
+        while n < n_chunk and binom.sf(n, n_chunk, W) >= 1e-18:
+            n += 1
         up = 1.0 - eta
         weak_end = _stay_nonnegative(n, eta, strict=False)      # reversed walk: P(+1) = η
         first_end = _stay_nonnegative(n, eta, strict=True)
