@@ -6,6 +6,7 @@
 * :func:`threshold_erm_counts`: the vote counts of k threshold-ERM chunks drawn from their exact
   order-statistic law (realizable U[0,1] data), so utility runs at paper scale need no data;
 * :func:`noisy_threshold_counts`: the same with label noise η (agnostic case), materialised;
+  :class:`NoisyThresholdLaw`: its chunk threshold's law in closed form (counts in O(m));
 * :func:`rate_parameters`: the self-consistent (α, T, k, n/k) behind Theorems 3.4/3.5 for a
   given n and m (T from Theorem 3.2, k from Algorithm 2, α from the learner's guarantee at
   confidence β/k); :func:`binclas_rates` measures A_binClas's misclassification rate with them.
@@ -32,6 +33,7 @@ from .core import BOT, ABinClas, BinClasCounts, BinClasParams
 
 __all__ = ["APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
            "threshold_erm_counts", "noisy_threshold_counts", "noisy_threshold_counts_lazy",
+           "NoisyThresholdLaw",
            "theorem_3_2_cutoff", "RateParameters", "rate_parameters", "binclas_rates",
            "apriv_error", "h_priv_labels", "apriv_errors", "sorted_uniforms"]
 
@@ -195,6 +197,134 @@ def noisy_threshold_counts_lazy(t_star: float, eta: float, n_chunk: int, k: int,
     if ((q >= t_star - half) & (q < t_star + half)).any():
         return noisy_threshold_counts(t_star, eta, n_chunk, k, q, rng, window)
     return np.where(q >= t_star + half, k, 0).astype(np.int64)
+
+
+def _stay_nonnegative(n: int, up: float, strict: bool) -> NDArray[np.float64]:
+    """``out[i, h]`` = P(a ±1 walk from 0 with P(+1) = ``up`` is at height h after i steps and
+    stayed ≥ 0 (``strict``: > 0 after step 0) throughout), i, h ∈ [0, n]."""
+    out = np.zeros((n + 1, n + 2))
+    out[0, 0] = 1.0
+    for i in range(n):
+        nxt = np.zeros(n + 2)
+        nxt[1:] = out[i, :-1] * up
+        nxt[:-1] += out[i, 1:] * (1.0 - up)
+        if strict:
+            nxt[0] = 0.0
+        out[i + 1] = nxt
+    return out[:, :n + 1]
+
+
+class NoisyThresholdLaw:
+    """The exact law of one chunk threshold of :func:`noisy_threshold_counts`, in closed form
+    (issue 27: counts at a cost independent of k).
+
+    That sampler draws ``(n_L, n_R)`` points left / right of t* in the window [t* − W, t* + W)
+    (Multinomial(n_chunk; W, W)), labels ``1[x ≥ t*]`` flipped w.p. η, and takes the first
+    minimiser j of the error walk S_j = #{ones before j} + #{zeros from j}; the threshold is the
+    j-th sorted point, or t* + W past the last. Read from the boundary point j = n_L, the walk
+    splits into two independent ±1 walks of n_L (leftwards) and n_R (rightwards) steps, each
+    +1 w.p. 1 − η; with m_A, m_B their minima, the first minimiser is on the left (at the last
+    index I of A's minimum, counted from the boundary) iff m_A ≤ m_B, else on the right (at the
+    first index J of B's minimum). By the Markov property at the minimiser, P(m_A = −h, I = i)
+    = P(a walk of i steps ends at its weak minimum −h)·P(n_L − i steps stay > 0), and P(m_B =
+    −h, J = j) = P(j steps first reach −h at step j)·P(n_R − j steps stay ≥ 0); the first
+    factors are walks kept ≥ 0 (> 0) in reversed time. Given (n_L, n_R, side, index) the
+    threshold is a uniform order statistic: t* − W + W·Beta(n_L − I + 1, I) (I ≥ 1),
+    t* + W·Beta(J + 1, n_R − J) (J < n_R; J = 0 when I = 0), or the atom t* + W. F is this
+    mixture; n_L, n_R are truncated where Bin(n_chunk, W)'s tail is below 1e-18.
+
+    References
+    ----------
+    R. Bassily, O. Thakkar, A. Thakurta, "Model-Agnostic Private Learning", NeurIPS 2018,
+    Theorem 3.5 (the agnostic rate test runs A_binClas on counts drawn from this law).
+    """
+
+    def __init__(self, t_star: float, eta: float, n_chunk: int, window: float = 30.0) -> None:
+        if not 0 <= eta < 0.5:
+            raise InvalidArgument(f"eta={eta!r} must be in [0, 1/2)")
+        if not isinstance(n_chunk, (int, np.integer)) or n_chunk < 1:
+            raise InvalidArgument(f"n_chunk={n_chunk!r} must be an int >= 1")
+        if not 0 < t_star < 1:
+            raise InvalidArgument(f"t_star={t_star!r} must be in (0, 1)")
+        from scipy.stats import binom
+        self.t_star, self.half = float(t_star), min(window / n_chunk, t_star, 1 - t_star)
+        W = self.half
+        n = int(n_chunk * W)                     # smallest n with P(Bin(n_chunk, W) > n) < 1e-18
+        while n < n_chunk and binom.sf(n, n_chunk, W) >= 1e-18:
+            n += 1
+        up = 1.0 - eta
+        weak_end = _stay_nonnegative(n, eta, strict=False)      # reversed walk: P(+1) = η
+        first_end = _stay_nonnegative(n, eta, strict=True)
+        stay_gt = _stay_nonnegative(n, up, strict=True).sum(axis=1)
+        stay_ge = _stay_nonnegative(n, up, strict=False).sum(axis=1)
+        idx = np.arange(n + 1)
+        # pa[nl, i, h] = P(m_A = −h, I = i | n_L = nl); pb likewise (first index J)
+        valid = idx[None, :] <= idx[:, None]                           # i <= nl
+        rest = np.clip(idx[:, None] - idx[None, :], 0, n)
+        pa = (weak_end[None, :, :] * (stay_gt[rest] * valid)[:, :, None])
+        pb = (first_end[None, :, :] * (stay_ge[rest] * valid)[:, :, None])
+        cdf_a = np.cumsum(pa.sum(axis=1), axis=1)                      # P(h_A <= h | n_L)
+        cdf_b = np.cumsum(pb.sum(axis=1), axis=1)
+        pl = binom.pmf(idx, n_chunk, W)
+        w = pl[:, None] * binom.pmf(idx[None, :], n_chunk - idx[:, None], W / (1 - W))
+        g_b = w @ cdf_b                                                # [nl, h]: Σ w P(h_B <= h)
+        left = np.einsum("lih,lh->li", pa, g_b)                        # side left, I = i
+        h_a = np.concatenate([np.zeros((n + 1, 1)), cdf_a[:, :-1]], axis=1)   # P(h_A < h)
+        right = np.einsum("rjh,rh->rj", pb, w.T @ h_a)                 # side right, J = j
+        # I = 0 (threshold = the first right point): Σ_nl w·P(h_A = 0, I = 0)·P(h_B = 0)
+        first_right = (w * pa[:, 0, 0][:, None]).sum(axis=0) * cdf_b[:, 0]
+        nl, ii = np.nonzero(left[:, 1:] > 0)
+        ii = ii + 1                                                    # I >= 1 (I <= n_L)
+        nr, jj = np.nonzero(right > 0)
+        keep = (jj >= 1) & (jj < nr)
+        self._left = (nl - ii + 1.0, ii.astype(float), left[nl, ii])
+        self._right = (np.r_[np.ones(n), jj[keep] + 1.0], np.r_[idx[1:], nr[keep] - jj[keep]],
+                       np.r_[first_right[1:], right[nr[keep], jj[keep]]])
+        self.atom = float(first_right[0] + right[idx, idx][1:].sum())
+        self.total = float(self._left[2].sum() + self._right[2].sum() + self.atom)
+        # terms below 1e-20 (about half at the test sizes) dropped from the CDF (≤ 1e-15, tested)
+        parts = []
+        for a, b, p in (self._left, self._right):
+            keep = p >= 1e-20
+            parts.append((a[keep], b[keep], p[keep]))
+        self.pruned = self.total - self.atom - float(sum(p.sum() for _, _, p in parts))
+        self._left, self._right = parts
+
+    def cdf(self, q: ArrayLike) -> NDArray[np.float64]:
+        """P(t̂ ≤ q) for one chunk threshold t̂."""
+        from scipy.special import betainc
+        q = np.atleast_1d(np.asarray(q, dtype=float))
+        t, W = self.t_star, self.half
+        out = np.where(q >= t + W, 1.0, 0.0)
+        inside = (q >= t - W) & (q < t + W)
+        if inside.any():
+            x = q[inside]
+            a, b, p = self._left
+            s = betainc(a, b, np.clip((x[:, None] - t + W) / W, 0.0, 1.0)) @ p
+            a, b, p = self._right
+            s += betainc(a, b, np.clip((x[:, None] - t) / W, 0.0, 1.0)) @ p
+            out[inside] = np.minimum(1.0, s)
+        return out
+
+    def counts(self, k: int, queries: ArrayLike, rng: np.random.Generator
+               ) -> NDArray[np.int64]:
+        """Vote counts ``#{j ≤ k : t̂_j ≤ q}`` of k i.i.d. chunk thresholds at the queries: 0
+        below t* − W, k at or above t* + W, and at the r in-window queries (sorted) the
+        cumulative sums of one Multinomial(k; F-increments) — the law of
+        :func:`noisy_threshold_counts` (tested), at a cost O(m + r·#mixture terms)."""
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise InvalidArgument(f"k={k!r} must be an int >= 1")
+        q = np.asarray(queries, dtype=float)
+        t, W = self.t_star, self.half
+        out = np.where(q >= t + W, k, 0).astype(np.int64)
+        inside = np.flatnonzero((q >= t - W) & (q < t + W))
+        if inside.size:
+            order = inside[np.argsort(q[inside], kind="stable")]
+            f = np.maximum.accumulate(self.cdf(q[order]))
+            cells = np.diff(f, prepend=0.0)
+            draw = rng.multinomial(k, np.append(cells, max(0.0, 1.0 - f[-1])))
+            out[order] = np.cumsum(draw[:-1])
+        return out
 
 
 @dataclass(frozen=True)
