@@ -62,18 +62,21 @@ class Column:
 
     def codes(self, x: NDArray[np.float64]) -> NDArray[np.intp]:
         """A cell per value: ``0`` for the most frequent categorical level (or an unseen
-        non-finite value), ``1 + i`` for ``levels[i]``, then one per value bin (continuous)."""
-        out = np.zeros(x.shape[0], dtype=np.intp)
-        regular = np.ones(x.shape[0], dtype=bool) if not self.categorical else None
+        non-finite value), ``1 + i`` for ``levels[i]``, then one per value bin (continuous).
+
+        A continuous value's bin is the number of edges ``≤`` it (``searchsorted(edges, x,
+        "right")``), counted by one comparison pass per edge when the edges are few
+        (:data:`VALUE_BINS` − 1 = 7 edges: 8 ms on 9·10⁵ values against 17 ms of binary
+        searches)."""
+        if self.categorical:
+            out = np.zeros(x.shape[0], dtype=np.intp)
+        else:
+            out = _bins(self.edges, x, 1 + self.levels.size)
+            finite = np.isfinite(x)
+            if not finite.all():
+                out[~finite] = 0
         for i, v in enumerate(self.levels):
-            hit = x == v
-            out[hit] = 1 + i
-            if regular is not None:
-                regular &= ~hit
-        if regular is not None:
-            regular &= np.isfinite(x)
-            first = 1 + self.levels.size
-            out[regular] = first + np.searchsorted(self.edges, x[regular], "right")
+            out[x == v] = 1 + i
         return out
 
     def describe_code(self, code: int, name: str) -> str:
@@ -122,13 +125,43 @@ class Column:
         table[k + 2:] = w[k + 3:]  # value bins 1.. (bin 0, code k + 1, is the baseline)
         out = table[code]
         regular = code > k
+        if regular.all():  # no sentinel, nothing non-finite: the same sums without gathers
+            z = self._clipped(x)
+            terms = z * w[k]  # (z·w_k + sign(z)·w_k+1) + |z|·w_k+2, in that order
+            part = np.sign(z)
+            part *= w[k + 1]
+            terms += part
+            np.abs(z, out=part)
+            part *= w[k + 2]
+            terms += part
+            out += terms
+            return out
         z = self._clipped(x[regular])
         out[regular] += z * w[k] + np.sign(z) * w[k + 1] + np.abs(z) * w[k + 2]
         return out
 
     def _clipped(self, regular: NDArray[np.float64]) -> NDArray[np.float64]:
         """Regular values standardised (pooled median and IQR scale) and clipped to ±CLIP."""
-        return np.clip((regular - self.centre) / self.scale, -CLIP, CLIP)
+        z = regular - self.centre
+        z /= self.scale
+        return np.clip(z, -CLIP, CLIP, out=z)
+
+
+#: Up to this many edges, bins are counted by comparisons (measured on 9·10⁵ values: 7 edges
+#: 8 ms against 17 ms of binary searches, 15 edges 18 against 23, 31 edges 31 against 30).
+_COMPARE_EDGES = 16
+
+
+def _bins(edges: NDArray[np.float64], x: NDArray[np.float64], first: int) -> NDArray[np.intp]:
+    """``first + searchsorted(edges, x, "right")`` for finite ``x`` and sorted ``edges``: the
+    number of edges ``≤ x`` counted by comparisons (junk where ``x`` is not finite)."""
+    out = np.full(x.shape[0], first, dtype=np.intp)
+    if edges.size > _COMPARE_EDGES:  # many edges: the binary searches win
+        out += np.searchsorted(edges, x, "right")
+        return out
+    for e in edges.tolist():
+        out += x >= e
+    return out
 
 
 class CodeCache:

@@ -100,19 +100,26 @@ class RowSummary:
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The summary of each row, shape ``(n, len(levels) + 2)``."""
         x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
-        out = np.empty((x.shape[0], self.levels.size + 2))
-        regular = np.isfinite(x)
-        for i, v in enumerate(self.levels):
-            hit = x == v
-            out[:, i] = hit.sum(axis=1, dtype=np.int64)
-            if math.isfinite(v):  # non-finite values are not regular anyway
-                regular &= ~hit
-        filled = np.where(regular, x, np.inf)
-        out[:, -2] = filled.min(axis=1)
-        np.copyto(filled, -np.inf, where=~regular)
-        hi = filled.max(axis=1)
-        hi[np.isneginf(hi)] = np.inf  # "no regular value": +inf for both
-        out[:, -1] = hi
+        n, k = x.shape[0], self.levels.size
+        out = np.empty((n, k + 2))
+        counts = np.zeros((k, n), dtype=np.int64)
+        low = np.full(n, np.inf)
+        high = np.full(n, -np.inf)
+        finite = [math.isfinite(v) for v in self.levels.tolist()]
+        for j in range(x.shape[1]):  # column by column: reductions over short rows are slow
+            col = np.ascontiguousarray(x[:, j])
+            regular = np.isfinite(col)
+            for i, v in enumerate(self.levels.tolist()):
+                hit = col == v
+                counts[i] += hit
+                if finite[i]:  # non-finite values are not regular anyway
+                    regular &= ~hit
+            np.minimum(low, np.where(regular, col, np.inf), out=low)
+            np.maximum(high, np.where(regular, col, -np.inf), out=high)
+        out[:, :k] = counts.T
+        high[np.isneginf(high)] = np.inf  # "no regular value": +inf for both
+        out[:, -2] = low
+        out[:, -1] = high
         return out
 
 
