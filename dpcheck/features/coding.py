@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Column", "CodeCache", "column_coding", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP",
+__all__ = ["Column", "CodeCache", "column_coding", "column_levels", "CATEGORICAL_LEVELS", "MAX_FIT_ROWS", "CLIP",
            "MAX_SENTINELS", "VALUE_BINS"]
 
 #: Columns with at most this many distinct values are treated as categorical (one-hot).
@@ -192,24 +192,34 @@ class CodeCache:
         return code
 
 
+def column_levels(pooled: NDArray[np.float64]) -> tuple[bool, NDArray[np.float64], float]:
+    """The values :func:`column_coding` gives codes of their own, without its quantiles:
+    ``(categorical, levels, base)`` — a categorical column's values but the most frequent
+    (``base``), or a continuous column's sentinels (``base`` NaN)."""
+    values, counts = np.unique(pooled, return_counts=True)
+    if values.size <= CATEGORICAL_LEVELS:
+        top = int(np.argmax(counts))
+        return True, np.delete(values, top).astype(np.float64), float(values[top])
+    repeated = (counts >= 3) | ~np.isfinite(values)
+    order = np.argsort(-counts[repeated], kind="stable")[:MAX_SENTINELS]
+    return False, np.sort(values[repeated][order]).astype(np.float64), math.nan
+
+
 def column_coding(index: int, pooled: NDArray[np.float64], bins: int = VALUE_BINS) -> Column:
     """How column ``index`` with pooled exploration values ``pooled`` is coded: categorical
     (at most :data:`CATEGORICAL_LEVELS` distinct values) or continuous with up to
     :data:`MAX_SENTINELS` sentinels and ``bins`` quantile bins of the regular values."""
-    values, counts = np.unique(pooled, return_counts=True)
-    if values.size <= CATEGORICAL_LEVELS:
-        top = int(np.argmax(counts))
-        return Column(index, np.delete(values, top).astype(np.float64), True,
-                       base=float(values[top]))
-    repeated = (counts >= 3) | ~np.isfinite(values)
-    order = np.argsort(-counts[repeated], kind="stable")[:MAX_SENTINELS]
-    sentinels = np.sort(values[repeated][order]).astype(np.float64)
+    categorical, sentinels, base = column_levels(pooled)
+    if categorical:
+        return Column(index, sentinels, True, base=base)
     regular = pooled[np.isfinite(pooled) & ~np.isin(pooled, sentinels)]
     if regular.size == 0:
         return Column(index, sentinels, False)
-    q1, med, q3 = np.quantile(regular, [0.25, 0.5, 0.75])
+    probs = np.linspace(0.0, 1.0, bins + 1)[1:-1]
+    q = np.quantile(regular, np.concatenate([[0.25, 0.5, 0.75], probs]))  # one partition
+    q1, med, q3 = q[:3]
     scale = float(q3 - q1) / 1.349
     if not np.isfinite(scale) or scale <= 0:
         scale = float(np.std(regular)) or 1.0
-    edges = np.unique(np.quantile(regular, np.linspace(0.0, 1.0, bins + 1)[1:-1]))
+    edges = np.unique(q[3:])
     return Column(index, sentinels, False, float(med), scale, edges.astype(np.float64))

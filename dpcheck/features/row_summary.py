@@ -55,7 +55,7 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.features.coding import CodeCache, Column, column_coding
+from dpcheck.features.coding import CodeCache, Column, column_coding, column_levels
 from dpcheck.features.family import Exploration, Fitted, score_column
 from dpcheck.features.feature import Feature
 from dpcheck.features.learned import MAX_COLUMNS, LogisticScore, fit_weights, learns
@@ -90,8 +90,8 @@ class RowSummary:
         pooled = pooled[:, :MAX_COLUMNS].astype(np.float64)
         found: dict[float, int] = {}
         for j in range(pooled.shape[1]):
-            col = column_coding(j, pooled[:, j])
-            values = col.levels if not col.categorical else np.append(col.levels, col.base)
+            categorical, levels, base = column_levels(pooled[:, j])  # column_coding's levels
+            values = levels if not categorical else np.append(levels, base)
             for v in values.tolist():
                 found[v] = found.get(v, 0) + int(np.count_nonzero(pooled[:, j] == v))
         top = sorted(found, key=lambda v: (-found[v], v))[:MAX_LEVELS]
