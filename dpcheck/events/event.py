@@ -82,15 +82,21 @@ class Event:
         idx = np.minimum(np.searchsorted(vals, x), vals.size - 1)
         return vals[idx] == x
 
-    def count(self, columns: list[NDArray[Any]]) -> int:
-        """Number of outputs in the event."""
+    def count(self, columns: list[NDArray[Any]],
+              sorted_columns: dict[int, NDArray[Any]] | None = None) -> int:
+        """Number of outputs in the event (``sorted_columns``: sorted feature columns shared
+        by the events counted on the same outputs, filled on demand)."""
         vals = self.values
         if (self.kind == "atoms" and vals.size > _SORTED_COUNT
                 and bool(np.all(vals[1:] > vals[:-1]))):
             # many (distinct, sorted) atoms, e.g. a support set: sort the outputs once and look
             # the atoms up in them; binary searches of unsorted outputs in a large atom array
             # miss the cache
-            x = np.sort(columns[self.feature])
+            if sorted_columns is None:
+                sorted_columns = {}
+            x = sorted_columns.get(self.feature)
+            if x is None:
+                x = sorted_columns[self.feature] = np.sort(columns[self.feature])
             return int(np.sum(np.searchsorted(x, vals, "right")
                               - np.searchsorted(x, vals, "left")))
         return int(np.count_nonzero(self.mask(columns)))

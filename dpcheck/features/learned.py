@@ -204,8 +204,11 @@ class SignCount:
 
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The count of each output row, as float64."""
-        x = np.asarray(outputs)[:, self.indices]
-        return np.count_nonzero(x > self.medians, axis=1).astype(np.float64)
+        x = np.asarray(outputs)
+        count = np.zeros(x.shape[0], dtype=np.intp)
+        for j, m in zip(self.indices.tolist(), self.medians.tolist()):  # one pass per column
+            count += x[:, j] > m
+        return count.astype(np.float64)
 
 
 def learns(exploration: Exploration) -> bool:

@@ -55,7 +55,7 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.features.coding import CodeCache, Column, column_coding
+from dpcheck.features.coding import CodeCache, Column, column_coding, column_levels
 from dpcheck.features.family import Exploration, Fitted, score_column
 from dpcheck.features.feature import Feature
 from dpcheck.features.learned import MAX_COLUMNS, LogisticScore, fit_weights, learns
@@ -90,8 +90,8 @@ class RowSummary:
         pooled = pooled[:, :MAX_COLUMNS].astype(np.float64)
         found: dict[float, int] = {}
         for j in range(pooled.shape[1]):
-            col = column_coding(j, pooled[:, j])
-            values = col.levels if not col.categorical else np.append(col.levels, col.base)
+            categorical, levels, base = column_levels(pooled[:, j])  # column_coding's levels
+            values = levels if not categorical else np.append(levels, base)
             for v in values.tolist():
                 found[v] = found.get(v, 0) + int(np.count_nonzero(pooled[:, j] == v))
         top = sorted(found, key=lambda v: (-found[v], v))[:MAX_LEVELS]
@@ -100,19 +100,26 @@ class RowSummary:
     def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
         """The summary of each row, shape ``(n, len(levels) + 2)``."""
         x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
-        out = np.empty((x.shape[0], self.levels.size + 2))
-        regular = np.isfinite(x)
-        for i, v in enumerate(self.levels):
-            hit = x == v
-            out[:, i] = hit.sum(axis=1, dtype=np.int64)
-            if math.isfinite(v):  # non-finite values are not regular anyway
-                regular &= ~hit
-        filled = np.where(regular, x, np.inf)
-        out[:, -2] = filled.min(axis=1)
-        np.copyto(filled, -np.inf, where=~regular)
-        hi = filled.max(axis=1)
-        hi[np.isneginf(hi)] = np.inf  # "no regular value": +inf for both
-        out[:, -1] = hi
+        n, k = x.shape[0], self.levels.size
+        out = np.empty((n, k + 2))
+        counts = np.zeros((k, n), dtype=np.int64)
+        low = np.full(n, np.inf)
+        high = np.full(n, -np.inf)
+        finite = [math.isfinite(v) for v in self.levels.tolist()]
+        for j in range(x.shape[1]):  # column by column: reductions over short rows are slow
+            col = np.ascontiguousarray(x[:, j])
+            regular = np.isfinite(col)
+            for i, v in enumerate(self.levels.tolist()):
+                hit = col == v
+                counts[i] += hit
+                if finite[i]:  # non-finite values are not regular anyway
+                    regular &= ~hit
+            np.minimum(low, np.where(regular, col, np.inf), out=low)
+            np.maximum(high, np.where(regular, col, -np.inf), out=high)
+        out[:, :k] = counts.T
+        high[np.isneginf(high)] = np.inf  # "no regular value": +inf for both
+        out[:, -2] = low
+        out[:, -1] = high
         return out
 
 
