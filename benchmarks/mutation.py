@@ -213,6 +213,11 @@ EQUIVALENT: dict[str, str] = {
     "algorithms.model_agnostic.core.BinClasCounts.counts: if c.shape != (m,) or c.dtype.kind not in \"iu\" or (c < 0).any() or (c > k).any(): ⟶ if c.shape != (m,) or c.dtype.kind not in \"XXiuXX\" or (c < 0).any() or (c > k).any():":
         "a dtype kind is one lowercase letter; padding the kinds string with 'X' changes "
         "nothing (the `_KIND` reason of `EQUIVALENT`).",
+    # paper 003, issue 27 item 5 (branch mut003): svt_answer_probability now in a claim test
+    "algorithms.model_agnostic.core.svt_answer_probability: return s if x >= 0 else 1.0 - s ⟶ return s if x > 0 else 1.0 - s":
+        "the branches differ only at x = 0, where s = 2/3 − 1/6 = 0.5 and 1 − s = 0.5 "
+        "(both exactly 0.5 in floating point): the same value everywhere. Every other "
+        "mutant of the function (26 of 27, applied by hand) fails test_binclas_first_query_law.",
     # paper 004, stop 34 rerun
     "algorithms.closure.pipelines.PrivateAgnostic._extra: return np.zeros(len(pats), np.int64) ⟶ return np.zeros(len(pats), )":
         "float zeros: the only use is int(extra[j]), and int(0.0) == int(0) == 0",
