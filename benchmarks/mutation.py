@@ -147,8 +147,6 @@ EQUIVALENT: dict[str, str] = {
         'a wider window: the ERM lies outside either window with probability < 1e-15 (docstring): the same law',
     'algorithms.model_agnostic.core.AStab.sample: noisy = d + rng.laplace(0.0, 1.0 / self.epsilon, size) ⟶ noisy = d - rng.laplace(0.0, 1.0 / self.epsilon, size)':
         _SYMMETRIC,
-    'algorithms.model_agnostic.utility.APriv.sample: coins = rng.integers(0, 2, runs.shape, dtype=np.int8) ⟶ coins = rng.integers(0, 2, runs.shape, )':
-        'int64 coins: the same 0/1 labels',
     'algorithms.model_agnostic.utility.noisy_threshold_counts: zeros = np.zeros((b, 1), np.int64) ⟶ zeros = np.zeros((b, 1), )':
         'float zeros: the error counts become exact floats, the same argmin',
     'algorithms.closure.relabel.completion_scores: comp = np.zeros((1, pats.shape[1]), np.int64) ⟶ comp = np.zeros((2, pats.shape[1]), np.int64)':
@@ -213,6 +211,26 @@ EQUIVALENT: dict[str, str] = {
     "algorithms.model_agnostic.core.BinClasCounts.counts: if c.shape != (m,) or c.dtype.kind not in \"iu\" or (c < 0).any() or (c > k).any(): ⟶ if c.shape != (m,) or c.dtype.kind not in \"XXiuXX\" or (c < 0).any() or (c > k).any():":
         "a dtype kind is one lowercase letter; padding the kinds string with 'X' changes "
         "nothing (the `_KIND` reason of `EQUIVALENT`).",
+    # paper 003, issue 27 item 5 (branch mut003): svt_answer_probability now in a claim test
+    "algorithms.model_agnostic.core.svt_answer_probability: return s if x >= 0 else 1.0 - s ⟶ return s if x > 0 else 1.0 - s":
+        "the branches differ only at x = 0, where s = 2/3 − 1/6 = 0.5 and 1 − s = 0.5 "
+        "(both exactly 0.5 in floating point): the same value everywhere. Every other "
+        "mutant of the function (26 of 27, applied by hand) fails test_binclas_first_query_law.",
+    # paper 003, issue 27 item 5 (branch mut003), new sample after apriv_error moved to tests/
+    'algorithms.model_agnostic.utility.h_priv_labels: return np.where(np.asarray(outputs) >= BOT, coins, outputs).astype(np.int8) ⟶ return np.where(np.asarray(outputs) >= BOT, coins, outputs).astype(None)':
+        'float64 labels 0.0/1.0 instead of int8 0/1: every user compares them by value (`== 1`, `== 0` in threshold_erm_batch and apriv_errors, which also stores them into an int8 array; the coin tests count values), so every output is the same.',
+    'algorithms.model_agnostic.utility.threshold_erm_counts: q = np.asarray(queries, dtype=float) ⟶ q = np.asarray(queries, )':
+        'q is only used in `q - t_star` (t_star a float) and compared with floats: an integer or float query array gives the same float values and the same counts.',
+    'algorithms.model_agnostic.utility.noisy_threshold_counts_lazy: half = min(window / n_chunk, t_star, 1 - t_star) ⟶ half = min(t_star, 1 - t_star)':
+        "a wider window only decides when the chunks are drawn: the function returns noisy_threshold_counts' values whenever a query is inside the window and the counts it would return (0 below, k above the window) otherwise; with the window [0, 1] it always draws, so the law of the counts is the same (only the cost changes).",
+    'algorithms.model_agnostic.utility.apriv_errors: block = max(1, min(size, 2_000_000 // (m + 1))) ⟶ block = max(2, min(size, 2_000_000 // (m + 1)))':
+        "the block only groups i.i.d. runs: max(2, ·) differs from max(1, ·) only when the min is 1 (size = 1, where b = min(block, size − lo) = 1 either way, or m ≥ 2e6); the runs' law is the same.",
+    'algorithms.model_agnostic.utility.apriv_errors: cells = np.diff(cdf, axis=1, prepend=0.0) ⟶ cells = np.diff(cdf, prepend=0.0)':
+        'a 2-D array (b, m): the default axis −1 is axis 1 (the `_2D` reason).',
+    'algorithms.model_agnostic.utility.apriv_errors: o = mech.sample(counts[r, perm], 1, rng)[0] ⟶ o = mech.sample(counts[r, perm], 2, rng)[0]':
+        "two independent runs of the mechanism (same path: ≤ 4 runs take the scan path either way), of which the first is used: it has the law of one run; only the generator's later draws shift.",
+    'algorithms.model_agnostic.utility.apriv_errors: labels = np.empty(m, dtype=np.int8) ⟶ labels = np.empty(m, dtype=None)':
+        'every entry is overwritten (perm is a permutation) with 0/1 and then only compared by value (`== 1`, `== 0`): float64 labels give the same ERM index.',
     # paper 004, stop 34 rerun
     "algorithms.closure.pipelines.PrivateAgnostic._extra: return np.zeros(len(pats), np.int64) ⟶ return np.zeros(len(pats), )":
         "float zeros: the only use is int(extra[j]), and int(0.0) == int(0) == 0",

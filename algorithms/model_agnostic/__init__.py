@@ -14,7 +14,7 @@ buggy
 
 from .core import (BOT, DISTANCES, HALT, ABinClas, AStab, BinClasCounts, BinClasParams,
                    chunk_of, dist_paper, dist_sensitivity1, majority, svt_answer_probability)
-from .utility import (APriv, MajorityLearner, RateParameters, ThresholdERM, apriv_error,
+from .utility import (APriv, MajorityLearner, RateParameters, ThresholdERM,
                       binclas_rates, noisy_threshold_counts, rate_parameters, theorem_3_2_cutoff,
                       threshold_erm_batch, threshold_erm_counts)
 
@@ -22,4 +22,4 @@ __all__ = ["BOT", "HALT", "DISTANCES", "dist_sensitivity1", "dist_paper", "major
            "BinClasParams", "BinClasCounts", "ABinClas", "chunk_of", "svt_answer_probability",
            "APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
            "threshold_erm_counts", "noisy_threshold_counts", "theorem_3_2_cutoff",
-           "RateParameters", "rate_parameters", "binclas_rates", "apriv_error"]
+           "RateParameters", "rate_parameters", "binclas_rates"]

@@ -35,7 +35,7 @@ __all__ = ["APriv", "ThresholdERM", "MajorityLearner", "threshold_erm_batch",
            "threshold_erm_counts", "noisy_threshold_counts", "noisy_threshold_counts_lazy",
            "NoisyThresholdLaw",
            "theorem_3_2_cutoff", "RateParameters", "rate_parameters", "binclas_rates",
-           "apriv_error", "h_priv_labels", "apriv_errors", "sorted_uniforms"]
+           "h_priv_labels", "apriv_errors", "sorted_uniforms"]
 
 
 def theorem_3_2_cutoff(alpha: float, beta: float, m: int, gamma: float = 0.0) -> float:
@@ -62,8 +62,7 @@ def h_priv_labels(outputs: NDArray[np.int8], rng: np.random.Generator) -> NDArra
     """h_priv as a binary classifier (§4, before Algorithm 3): A_binClas's labels, with every
     ⊥ and HALT replaced by a uniformly random label — a fresh fair coin per query and per run,
     so the labelled public points are i.i.d. draws from (𝒟_X, h_priv) as Theorem 4.2's proof
-    needs. The ONE implementation of this step (:class:`APriv`, :func:`apriv_error` and
-    :func:`apriv_errors`)."""
+    needs. The ONE implementation of this step (:class:`APriv` and :func:`apriv_errors`)."""
     coins = rng.integers(0, 2, np.shape(outputs), dtype=np.int8)
     return np.where(np.asarray(outputs) >= BOT, coins, outputs).astype(np.int8)
 
@@ -389,20 +388,6 @@ def binclas_rates(rp: RateParameters, runs: int, rng: np.random.Generator, *, et
     return out
 
 
-def apriv_error(params: BinClasParams, n_chunk: int, rng: np.random.Generator,
-                t_star: float = 0.5, mechanism: Any = None) -> float:
-    """err(ĥ; 𝒟) of one A_priv run (realizable thresholds, x ~ U[0,1], exact count sampler):
-    A_binClas labels the m public points (⊥/HALT → fair coins), threshold ERM on them gives t̂,
-    and err = |min(t̂, 1) − t*| exactly. ``mechanism`` replaces the count-level A_binClas
-    (default ``BinClasCounts(params)``; a buggy variant for mutant runs)."""
-    q = rng.random(params.m)
-    counts = threshold_erm_counts(t_star, n_chunk, params.k, q, rng)
-    mech = BinClasCounts(params) if mechanism is None else mechanism
-    j = int(threshold_erm_batch(q, h_priv_labels(mech.sample(counts, 1, rng), rng))[0])
-    t_hat = float(np.sort(q)[j]) if j < params.m else math.inf
-    return abs(min(t_hat, 1.0) - t_star)
-
-
 def sorted_uniforms(m: int, size: int, rng: np.random.Generator) -> NDArray[np.float64]:
     """``(size, m)`` rows of the order statistics of m i.i.d. U[0,1] (normalised cumulative
     Exp(1) spacings: exact in law, O(m) per row, no sort)."""
@@ -412,7 +397,9 @@ def sorted_uniforms(m: int, size: int, rng: np.random.Generator) -> NDArray[np.f
 
 def apriv_errors(params: BinClasParams, n_chunk: int, size: int, rng: np.random.Generator,
                  t_star: float = 0.5, mechanism: Any = None) -> NDArray[np.float64]:
-    """``size`` independent draws of :func:`apriv_error`'s err(ĥ; 𝒟), same law, faster.
+    """``size`` independent draws of err(ĥ; 𝒟) of A_priv (realizable thresholds, x ~ U[0,1]):
+    A_binClas labels the m public points (⊥/HALT → fair coins), threshold ERM on them gives t̂,
+    and err = |min(t̂, 1) − t*| exactly.
 
     An i.i.d. U[0,1] query sample in A_binClas's processing order is (its order statistics, a
     uniformly random order): the queries are drawn sorted (:func:`sorted_uniforms`) and handed
@@ -420,7 +407,8 @@ def apriv_errors(params: BinClasParams, n_chunk: int, size: int, rng: np.random.
     exact multinomial of :func:`threshold_erm_counts` on the sorted queries (vectorised over
     runs), and threshold ERM runs on the sorted queries with the labels un-permuted (same
     first-minimum tie rule as :func:`threshold_erm_batch`). Only the mechanism runs once per
-    run (``mechanism`` as for :func:`apriv_error`).
+    run (``mechanism`` replaces the count-level A_binClas, default ``BinClasCounts(params)``;
+    a buggy variant for mutant runs).
     """
     m, k = params.m, params.k
     mech = BinClasCounts(params) if mechanism is None else mechanism

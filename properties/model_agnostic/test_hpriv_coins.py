@@ -9,7 +9,7 @@ one coin vector reused by every run) keeps each ŷ_t marginally fair — the pri
 the slack-heavy utility bounds of Claim 4.1 / Theorem 4.2 cannot see it — but breaks the
 independence the proof needs. The step is one function,
 :func:`~algorithms.model_agnostic.utility.h_priv_labels`, used by ``APriv.sample`` and by
-``apriv_error`` (the Theorem 4.2 utility measurement), and is tested here on real A_binClas
+``apriv_errors`` (the Theorem 4.2 utility measurement), and is tested here on real A_binClas
 outputs.
 
 References

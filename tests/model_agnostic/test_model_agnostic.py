@@ -13,8 +13,9 @@ from algorithms.model_agnostic import (BOT, HALT, ABinClas, AStab, BinClasCounts
                                        chunk_of, dist_paper, dist_sensitivity1, majority,
                                        svt_answer_probability)
 from algorithms.model_agnostic.utility import (APriv, MajorityLearner, ThresholdERM,
-                                               apriv_error, apriv_errors, sorted_uniforms,
-                                               theorem_3_2_cutoff, threshold_erm_counts)
+                                               apriv_errors, h_priv_labels, sorted_uniforms,
+                                               theorem_3_2_cutoff, threshold_erm_batch,
+                                               threshold_erm_counts)
 from algorithms.model_agnostic.buggy import (BUGS, BuggyBinClasCounts, DataDependentKBinClas,
                                              PositionalSplitBinClas)
 from algorithms.mechanisms.sparse_vector import SparseVector
@@ -174,6 +175,21 @@ def test_sorted_uniforms_are_order_statistics():
     u = sorted_uniforms(9, 20_000, np.random.default_rng(3))
     assert (np.diff(u, axis=1) >= 0).all() and ((u > 0) & (u < 1)).all()
     assert np.allclose(u.mean(0), np.arange(1, 10) / 10, atol=0.01)
+
+
+def apriv_error(params: BinClasParams, n_chunk: int, rng: np.random.Generator,
+                t_star: float = 0.5, mechanism: object = None) -> float:
+    """err(ĥ; 𝒟) of one A_priv run, the plain way (the oracle of ``apriv_errors``; moved here
+    from ``algorithms.model_agnostic.utility``, where no claim test used it): i.i.d. U[0,1]
+    public points, exact count sampler, A_binClas (⊥/HALT → fair coins), threshold ERM on the
+    argsorted points, err = |min(t̂, 1) − t*|. ``mechanism`` replaces the count-level
+    A_binClas (default ``BinClasCounts(params)``)."""
+    q = rng.random(params.m)
+    counts = threshold_erm_counts(t_star, n_chunk, params.k, q, rng)
+    mech = BinClasCounts(params) if mechanism is None else mechanism
+    j = int(threshold_erm_batch(q, h_priv_labels(mech.sample(counts, 1, rng), rng))[0])
+    t_hat = float(np.sort(q)[j]) if j < params.m else math.inf
+    return abs(min(t_hat, 1.0) - t_star)
 
 
 @pytest.mark.parametrize("bug", [None, "signed_gap"])
