@@ -163,20 +163,29 @@ def chunks(samples: int, fraction: float) -> int:
 
 
 def explore_draw_seconds(samples: int, fraction: float, workers: int, t_client: float,
-                        t_worker: float) -> float:
-    """Seconds of the exploration's drawing phase: chunk 0 of D in the client (``t_client`` per
-    full chunk), then the other chunks — D's, then D′'s, in that order — handed to ``workers``
-    workers as they free up (``t_worker`` per full chunk, shipping included; partial chunks
-    for their share). One chunk per side: both drawn in the client."""
+                        t_worker: float, t_validate: float | None = None) -> float:
+    """Seconds of the exploration's work outside the client share. One chunk per side: both
+    drawn in the client (``t_client`` per full chunk). More: chunk 0 of D in the client while
+    chunk 0 of D′ is drawn on a worker and shipped back (``t_worker``), then — after selection's
+    generation half — the validation chunks ``1 …`` of both sides, handed to ``workers``
+    workers as they free up (``t_validate`` per full chunk: drawn, featurized, the shortlist
+    counted; partial chunks for their share; :mod:`dpcheck.core.explore_validate`).
+    ``t_validate=None``: the model before issue 30 item 5's validation on the workers (every
+    chunk after chunk 0 of D drawn on the workers and shipped back at ``t_worker``)."""
     sizes = [s / EXPLORE_CHUNK for s in chunk_sizes(exploration_size(samples, fraction),
                                                     EXPLORE_CHUNK)]
-    rest = sizes[1:] + sizes
-    if len(rest) == 1:
-        return t_client * (sizes[0] + rest[0])
-    free = [0.0] * max(1, min(workers, len(rest)))
-    for size in rest:
-        free[free.index(min(free))] += size
-    return t_client * sizes[0] + t_worker * max(free)
+    if len(sizes) == 1:
+        return 2 * t_client * sizes[0]
+
+    def rounds(chunks: list[float]) -> float:  # in order, to the first worker free
+        free = [0.0] * max(1, min(workers, len(chunks)))
+        for size in chunks:
+            free[free.index(min(free))] += size
+        return max(free)
+
+    if t_validate is None:
+        return t_client * sizes[0] + t_worker * rounds(sizes[1:] + sizes)
+    return max(t_client, t_worker) + t_validate * rounds(sizes[1:] + sizes[1:])
 
 
 def time_explore_chunks(name: str, executor: Any, count: int = 4) -> float:
@@ -202,8 +211,11 @@ def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]],
     on ``m`` outputs per side; the drawing phase subtracted) is a least-squares line (``a ≥ 0``)
     through the ``(explore_samples, explore_client_seconds)`` of every run and of
     ``explorations`` (the same audit at larger exploration shares)."""
+    # explorations of at most one chunk per side: larger ones keep the client's share at that
+    # of one chunk (validation on the workers), and their "select" phase includes it
     points = np.array([[r["explore_samples"], r["explore_client_seconds"]]
-                       for r in [*runs, *explorations]], dtype=float)
+                       for r in [*runs, *explorations]
+                       if r["explore_samples"] <= EXPLORE_CHUNK], dtype=float)
     b, a = np.polyfit(points[:, 0], points[:, 1], 1)
     if a < 0:  # through the origin instead
         a, b = 0.0, float(points[:, 0] @ points[:, 1] / (points[:, 0] @ points[:, 0]))
@@ -235,14 +247,18 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
     """Predicted wall time of one audit on ``workers`` workers (module docstring)."""
     c = model["per_kind"][kind]
     m = exploration_size(samples, fraction)
-    client = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
+    # the client's share: fitting, featurizing and generating on chunk 0 at most (issue 30
+    # item 5: the validation half of larger explorations is counted on the workers)
+    client = (model["explore_fixed_seconds"]
+              + model["explore_seconds_per_output"] * min(m, EXPLORE_CHUNK))
     k = chunks(samples, fraction)
     k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
+    t_validate = c.get("t_validate_chunk_seconds", c["t_chunk_seconds"])
 
     def total(w: int | None) -> tuple[float, float]:  # (exploration, all); None: unbounded
         explore = client + explore_draw_seconds(
             samples, fraction, w or k_e, c["t_explore_chunk_seconds_in_client"],
-            c["t_explore_chunk_seconds"])
+            c["t_explore_chunk_seconds"], t_validate)
         return explore, explore + (math.ceil(k / w) if w else 1) * c["t_chunk_seconds"]
 
     explore, seconds = total(workers)
@@ -251,14 +267,17 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
             "seconds": seconds, "explore_seconds": explore,
             "explore_client_seconds": client,
             "speedup": one_worker / seconds,
-            # exploration drawn in the client, as before issue 30 item 5
+            # exploration drawn, fitted on and selected on in the client, as before issue 30
+            # item 5 (client share linear in m)
             "speedup_local_exploration": one_worker / (
-                client + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
+                model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
+                + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
                 + math.ceil(k / workers) * c["t_chunk_seconds"]),
             "speedup_limit": one_worker / total(None)[1],
-            "client_memory_bytes": 2 * m * row_bytes,
-            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
-            + (k_e - 1 if k_e > 2 else 0) * EXPLORE_CHUNK * row_bytes}
+            "client_memory_bytes": 2 * min(m, EXPLORE_CHUNK) * row_bytes,
+            "bytes_over_network": (k + max(0, k_e - 2)) * (
+                c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
+            + (EXPLORE_CHUNK * row_bytes if k_e > 2 else 0)}
 
 
 def human_seconds(s: float) -> str:
@@ -428,7 +447,8 @@ def derive(mech: dict[str, Any]) -> None:
     c = model["per_kind"]["process_pool"]
     drawn = explore_draw_seconds(samples, widest["explore_fraction"], 2,
                                  c["t_explore_chunk_seconds_in_client"],
-                                 c["t_explore_chunk_seconds"])
+                                 c["t_explore_chunk_seconds"],
+                                 c.get("t_validate_chunk_seconds", c["t_chunk_seconds"]))
     model["explore_draw_check"] = {
         "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
         "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),

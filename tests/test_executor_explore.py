@@ -45,19 +45,26 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(CONFIRM_MODULE, "CHUNK", 50_000)  # confirmation chunked too
 
 
-def _record(executor, **kw):
-    r = audit(VECTOR, [1.0], [0.0], PureDP(0.3), samples=SAMPLES, seed=5, executor=executor,
+def _record(executor, samples=SAMPLES, **kw):
+    r = audit(VECTOR, [1.0], [0.0], PureDP(0.3), samples=samples, seed=5, executor=executor,
               float_features=False, **kw)
     return untimed(r.to_dict())
 
 
-def test_chunked_exploration_is_the_same_on_threads_and_processes(process_pool, small_chunks):
-    assert exploration_size(SAMPLES) == 4 * SMALL
-    local = _record(None)
+def test_chunked_exploration_is_the_same_on_threads_and_processes(process_pool, monkeypatch):
+    """Four exploration chunks of 12 000 per side (40 % of the budget): the validation half is counted on the
+    workers, generation keeps the first half of chunk 0 (6 000 outputs per side, as many as an
+    unchunked exploration of 12 000 generates on; with chunks of 3 000, 1 500 outputs per side
+    generate and learn too little to refute 0.3 here: ε̂ = 0.25, 0.26, 0.31 at seeds 5–7)."""
+    monkeypatch.setattr(EXPLORE_MODULE, "EXPLORE_CHUNK", 4 * SMALL)
+    monkeypatch.setattr(CONFIRM_MODULE, "CHUNK", 50_000)  # confirmation chunked too
+    kw = dict(samples=SAMPLES, explore_fraction=0.4)
+    assert exploration_size(SAMPLES, 0.4) == 16 * SMALL
+    local = _record(None, **kw)
     assert local["violation"] and 0.3 < local["epsilon_lower"] <= 0.5
     with ThreadPoolExecutor(2) as threads:
-        assert _record(threads) == local
-    assert _record(process_pool) == local
+        assert _record(threads, **kw) == local
+    assert _record(process_pool, **kw) == local
 
 
 def _setup(executor=None, mechanism=VECTOR):

@@ -16,19 +16,29 @@ is where the global-``np.random`` check runs and it fixes the trailing shape and
 every other chunk must have (the same :func:`~dpcheck.mechanism.draw` errors as before). The
 other chunks run on ``executor`` (:func:`~dpcheck.core.executor.run_chunks`: progress per chunk,
 the error of the lowest-index failing chunk, worker warnings recorded) — in this process when
-``executor`` is ``None`` or only one chunk is left — and their **outputs travel back**:
-``size × row bytes`` per chunk plus ~0.2 kB of pickle framing (10.5 MB for a chunk of 2²⁰
-SVT6 rows of 10 int8 cells). The result is the same bit for bit whatever the executor and the
+``executor`` is ``None``. The result is the same bit for bit whatever the executor and the
 number of workers. Exploration is not checkpointed (a resumed audit redraws it, same seeds).
 
-**Fitting and selection stay here**, on the whole exploration sample, whatever the executor
-(measured, SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting the
-featurizer 1.2, featurizing 1.9, selecting the events 5.8). Featurizing on the workers would
-need a featurizer fitted on chunk 0 alone — in the local run too, a different procedure — would
-save at most the featurizing fifth and would ship 50 bytes of feature columns per output back
-instead of SVT6's 10-byte rows, while selection needs every feature column here anyway; drawing,
-nearly all of the exploration of one-call-per-output mechanisms, is what moves
-(benchmarks/scaling.py has the cost model, docs/howto/large-audits.md the figures).
+**At most one chunk per side** (``n_explore ≤ EXPLORE_CHUNK``, or outputs of an earlier
+exploration given as ``prior``): both sides are drawn here, the featurizer is fitted on the
+whole sample and :func:`~dpcheck.events.select.select_events` splits it into its generation
+and validation halves — the procedure of dpcheck before chunked exploration, bit for bit.
+
+**Larger explorations** (issue 30 item 5): only chunk 0 of each side comes to this process
+(chunk 0 of D′ drawn on a worker, its outputs shipped back). The featurizer is fitted on it
+(as in an exploration of one chunk; most learned parts read a prefix of it), the candidates
+are generated and shortlisted on its first half (``EXPLORE_CHUNK // 2`` outputs per side,
+the generation half of an exploration of one chunk), and the shortlist is counted on the rest — the second half of
+chunk 0 here, chunks ``1 …`` on the workers, where each is drawn, featurized with the fitted
+featurizer and counted; only counts come back (:mod:`dpcheck.core.explore_validate`). The
+client's share is thus bounded by one chunk's whatever ``n_explore`` (it was linear in it:
+SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting 1.2, featurizing
+1.9, selecting 5.8), and so is its memory (``Explored.out_d`` holds chunk 0,
+``Explored.n_explore`` the outputs explored). The one-sided support values
+(:mod:`dpcheck.events.support`) come from a prefix of chunk 0; randomised ties and the row
+labels of witnesses are computed on chunk 0. Nothing counted for validation is generated on,
+nothing explored is counted for confirmation (benchmarks/scaling.py has the cost model,
+docs/howto/large-audits.md the figures).
 """
 
 from __future__ import annotations
