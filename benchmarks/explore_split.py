@@ -23,6 +23,7 @@ import json
 import multiprocessing
 import os
 import time
+from contextlib import nullcontext
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -39,11 +40,14 @@ def _workload(name: str) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
     return entry.mechanism, d, d_prime, entry.claim, kw
 
 
-def run(name: str, m: int, n_confirm: int, seed: int) -> dict[str, Any]:
-    """One exploration of ``m`` outputs per side and its confirmation; CPU and wall seconds."""
+def run(name: str, m: int, n_confirm: int, seed: int, workers: int = 1) -> dict[str, Any]:
+    """One exploration of ``m`` outputs per side and its confirmation; CPU and wall seconds
+    (``workers=0``: no executor, the client's CPU is the whole exploration's)."""
     mechanism, d, d_prime, claim, kw = _workload(name)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pool.submit(sum, [1]).result()  # the worker is up before timing
+    ctx = multiprocessing.get_context("spawn")
+    with (ProcessPoolExecutor(workers, mp_context=ctx) if workers else nullcontext()) as pool:
+        if pool is not None:
+            pool.submit(sum, [1]).result()  # the worker is up before timing
         setup = setup_audit(mechanism, claim, samples=m + n_confirm, alpha=0.05, seed=seed,
                             relation=None, features=None, candidates=3, explore_fraction=0.1,
                             max_atoms=MAX_ATOMS, progress=None, executor=pool, checkpoint=None,
@@ -54,6 +58,7 @@ def run(name: str, m: int, n_confirm: int, seed: int) -> dict[str, Any]:
         explore_wall = time.perf_counter() - wall
         result = finish(setup, explored, start=wall)
     return {"mechanism": name, "m_per_side": m, "n_confirm": n_confirm, "seed": seed,
+            "workers": workers,
             "client_cpu_seconds": round(client_cpu, 2),
             "explore_wall_seconds": round(explore_wall, 2),
             "epsilon_lower": result.epsilon_lower, "violation": bool(result.violation),
@@ -67,11 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--confirm-chunks", type=float, default=4.0)
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--label", default="")
+    p.add_argument("--workers", type=int, default=1, help="process pool size (0: no executor)")
     p.add_argument("--out", default="reports/bench/explore_split.jsonl")
     a = p.parse_args(argv)
     m, nc = int(a.chunks * EXPLORE_CHUNK), int(a.confirm_chunks * EXPLORE_CHUNK)
     for seed in a.seeds:
-        row = {"label": a.label, **run(a.mechanism, m, nc, seed)}
+        row = {"label": a.label, **run(a.mechanism, m, nc, seed, a.workers)}
         line = json.dumps(row, default=str)
         print(line, flush=True)
         os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)

@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", default="reports/bench/explore_split.jsonl")
     p.add_argument("--out", default="reports/bench/scaling_split.json")
+    p.add_argument("--reuse-constants", action="store_true",
+                   help="take the constants from OUT instead of measuring them again")
     a = p.parse_args(argv)
     rows = [json.loads(line) for line in Path(a.runs).read_text().splitlines() if line.strip()]
     svt = [r for r in rows if r["mechanism"] == "svt6"]
@@ -101,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     xs = np.array([r["m_per_side"] for r in before], dtype=float)
     ys = np.array([r["client_cpu_seconds"] for r in before], dtype=float)
     b, a0 = np.polyfit(xs, ys, 1) if len(set(xs)) > 1 else (float(ys.mean() / xs.mean()), 0.0)
-    c = constants()
+    c = (json.loads(Path(a.out).read_text())["constants"] if a.reuse_constants
+         else constants())
     kind = {k: v for k, v in c.items() if k not in ("row_bytes",)}
     after_model = {"explore_fixed_seconds": plateau - b * EXPLORE_CHUNK,
                    "explore_seconds_per_output": b, "per_kind": {"process_pool": kind}}
