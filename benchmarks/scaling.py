@@ -22,23 +22,33 @@ worker and shipped back, is timed on the 1-worker executors (four chunks through
 side, exploration share ``f`` (``m = f·n`` exploration outputs per side), ``W`` workers
 (``W = machines × cores``) and chunks of ``C = 2²⁰`` outputs::
 
-    T(n, f, W) = a + b·m + (m₀/C)·t_c + R(m, W)·t_e + ceil(K / W)·t_chunk
-    K = 2·ceil((1 − f)·n / C),  K_e = 2·ceil(m / C)
+    T(n, f, W) = a + b·min(m, C) + E(m, W) + ceil(K / W)·t_chunk
+    K = 2·ceil((1 − f)·n / C),  K_v = 2·(ceil(m / C) − 1)
+    E(m, W) = 2·(m/C)·t_c                          (m ≤ C: both chunks 0 in the client)
+            = t_c + t_e + R(K_v, W)·t_v            (m > C)
 
-(``m₀ = min(m, C)``: chunk 0 of D, drawn in the client, ``t_c`` per full chunk, before the
-others; ``R``: the finishing time, in full chunks, of the other ``K_e − 1`` chunks handed in
-order to ``W`` workers as they free up, partial chunks for their share, ``≈ ceil((K_e − 1)/W)``;
-when ``K_e = 2`` both chunks are drawn in the client: ``2·(m/C)·t_c``). ``a + b·m``, the client's share of exploration,
-is a least-squares line through the runs and two more audits at exploration shares 5f and 0.5;
-``t_chunk`` (seconds per confirmation chunk on one worker, dispatch included) is fitted on the
-1-worker run of each executor kind; the 2-worker runs check the confirmation part
-(``model_error``), the 0.5-share audit (several exploration chunks per side on 2 workers) checks
-the exploration drawing term (``explore_draw_check``), and one audit at 2.5× the budget and the
-default ``explore_fraction=0.1`` checks the whole prediction out of sample (``validation``).
-The client share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·m + (m₀/C)·t_c
-+ t_e + t_chunk)``; the client holds ``2·m`` rows of exploration outputs in memory (``explore_fraction``
-lowers both). Per confirmation chunk only counts come back, ``8·events`` bytes plus the task
-payload out; per exploration chunk its outputs come back, ``C × row bytes`` (10.5 MB for SVT6).
+``a + b·min(m, C)`` is the client's share of exploration (fitting the featurizer, featurizing
+chunk 0, generating and shortlisting on its first half, counting the second half; issue 30
+item 5: the validation half of larger explorations is counted on the workers, so the share
+stops growing at one chunk — before, it was ``a + b·m`` on all ``m`` outputs). Chunk 0 of D is
+drawn in the client (``t_c`` per full chunk), chunk 0 of D′ on a worker and shipped back
+(``t_e``); ``R``: the finishing time, in full chunks, of the ``K_v`` validation chunks
+(``dpcheck.core.explore_validate``: drawn, featurized, the shortlist counted, ``t_v`` each)
+handed in order to ``W`` workers as they free up, partial chunks for their share,
+``≈ ceil(K_v/W)``; ``t_v`` defaults to ``t_chunk`` when not measured. ``a + b·m`` is a
+least-squares line through the runs and two more audits at exploration shares 5f and 0.5 of
+at most one chunk per side; ``t_chunk`` (seconds per confirmation chunk on one worker, dispatch
+included) is fitted on the 1-worker run of each executor kind; the 2-worker runs check the
+confirmation part (``model_error``), the 0.5-share audit checks the exploration term
+(``explore_draw_check``), and one audit at 2.5× the budget and the default
+``explore_fraction=0.1`` checks the whole prediction out of sample (``validation``). The client
+share is serial, so the speedup is capped at ``T(n, f, 1) / (a + b·min(m, C) + E(m, ∞) +
+t_chunk)``; the client holds ``2·min(m, C)`` rows of exploration outputs in memory. Per
+confirmation or validation chunk only counts come back, ``8·events`` bytes plus the task payload
+out (the fitted featurizer and the events); chunk 0 of D′ comes back as outputs, ``C × row
+bytes`` (10.5 MB for SVT6). ``benchmarks/scaling_split.py`` measures the constants in CPU
+seconds on a shared machine (where this script's wall-clock fit is not possible) and
+extrapolates with :func:`predict`.
 
 The numbers depend on the cores actually free: on a shared 2-core machine two workers can
 only approach 2× when nothing else runs. Writes ``reports/bench/scaling.json`` and
@@ -163,20 +173,29 @@ def chunks(samples: int, fraction: float) -> int:
 
 
 def explore_draw_seconds(samples: int, fraction: float, workers: int, t_client: float,
-                        t_worker: float) -> float:
-    """Seconds of the exploration's drawing phase: chunk 0 of D in the client (``t_client`` per
-    full chunk), then the other chunks — D's, then D′'s, in that order — handed to ``workers``
-    workers as they free up (``t_worker`` per full chunk, shipping included; partial chunks
-    for their share). One chunk per side: both drawn in the client."""
+                        t_worker: float, t_validate: float | None = None) -> float:
+    """Seconds of the exploration's work outside the client share. One chunk per side: both
+    drawn in the client (``t_client`` per full chunk). More: chunk 0 of D in the client, then
+    chunk 0 of D′ on a worker, shipped back (``t_worker``), then — after selection's
+    generation half — the validation chunks ``1 …`` of both sides, handed to ``workers``
+    workers as they free up (``t_validate`` per full chunk: drawn, featurized, the shortlist
+    counted; partial chunks for their share; :mod:`dpcheck.core.explore_validate`).
+    ``t_validate=None``: the model before issue 30 item 5's validation on the workers (every
+    chunk after chunk 0 of D drawn on the workers and shipped back at ``t_worker``)."""
     sizes = [s / EXPLORE_CHUNK for s in chunk_sizes(exploration_size(samples, fraction),
                                                     EXPLORE_CHUNK)]
-    rest = sizes[1:] + sizes
-    if len(rest) == 1:
-        return t_client * (sizes[0] + rest[0])
-    free = [0.0] * max(1, min(workers, len(rest)))
-    for size in rest:
-        free[free.index(min(free))] += size
-    return t_client * sizes[0] + t_worker * max(free)
+    if len(sizes) == 1:
+        return 2 * t_client * sizes[0]
+
+    def rounds(chunks: list[float]) -> float:  # in order, to the first worker free
+        free = [0.0] * max(1, min(workers, len(chunks)))
+        for size in chunks:
+            free[free.index(min(free))] += size
+        return max(free)
+
+    if t_validate is None:
+        return t_client * sizes[0] + t_worker * rounds(sizes[1:] + sizes)
+    return t_client + t_worker + t_validate * rounds(sizes[1:] + sizes[1:])
 
 
 def time_explore_chunks(name: str, executor: Any, count: int = 4) -> float:
@@ -202,8 +221,11 @@ def fit(runs: list[dict[str, Any]], explorations: list[dict[str, Any]],
     on ``m`` outputs per side; the drawing phase subtracted) is a least-squares line (``a ≥ 0``)
     through the ``(explore_samples, explore_client_seconds)`` of every run and of
     ``explorations`` (the same audit at larger exploration shares)."""
+    # explorations of at most one chunk per side: larger ones keep the client's share at that
+    # of one chunk (validation on the workers), and their "select" phase includes it
     points = np.array([[r["explore_samples"], r["explore_client_seconds"]]
-                       for r in [*runs, *explorations]], dtype=float)
+                       for r in [*runs, *explorations]
+                       if r["explore_samples"] <= EXPLORE_CHUNK], dtype=float)
     b, a = np.polyfit(points[:, 0], points[:, 1], 1)
     if a < 0:  # through the origin instead
         a, b = 0.0, float(points[:, 0] @ points[:, 1] / (points[:, 0] @ points[:, 0]))
@@ -235,14 +257,18 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
     """Predicted wall time of one audit on ``workers`` workers (module docstring)."""
     c = model["per_kind"][kind]
     m = exploration_size(samples, fraction)
-    client = model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
+    # the client's share: fitting, featurizing and generating on chunk 0 at most (issue 30
+    # item 5: the validation half of larger explorations is counted on the workers)
+    client = (model["explore_fixed_seconds"]
+              + model["explore_seconds_per_output"] * min(m, EXPLORE_CHUNK))
     k = chunks(samples, fraction)
     k_e = 2 * math.ceil(m / EXPLORE_CHUNK)
+    t_validate = c.get("t_validate_chunk_seconds", c["t_chunk_seconds"])
 
     def total(w: int | None) -> tuple[float, float]:  # (exploration, all); None: unbounded
         explore = client + explore_draw_seconds(
             samples, fraction, w or k_e, c["t_explore_chunk_seconds_in_client"],
-            c["t_explore_chunk_seconds"])
+            c["t_explore_chunk_seconds"], t_validate)
         return explore, explore + (math.ceil(k / w) if w else 1) * c["t_chunk_seconds"]
 
     explore, seconds = total(workers)
@@ -251,14 +277,17 @@ def predict(model: dict[str, Any], samples: int, fraction: float, workers: int,
             "seconds": seconds, "explore_seconds": explore,
             "explore_client_seconds": client,
             "speedup": one_worker / seconds,
-            # exploration drawn in the client, as before issue 30 item 5
+            # exploration drawn, fitted on and selected on in the client, as before issue 30
+            # item 5 (client share linear in m)
             "speedup_local_exploration": one_worker / (
-                client + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
+                model["explore_fixed_seconds"] + model["explore_seconds_per_output"] * m
+                + 2 * m / EXPLORE_CHUNK * c["t_explore_chunk_seconds_in_client"]
                 + math.ceil(k / workers) * c["t_chunk_seconds"]),
             "speedup_limit": one_worker / total(None)[1],
-            "client_memory_bytes": 2 * m * row_bytes,
-            "bytes_over_network": k * (c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
-            + (k_e - 1 if k_e > 2 else 0) * EXPLORE_CHUNK * row_bytes}
+            "client_memory_bytes": 2 * min(m, EXPLORE_CHUNK) * row_bytes,
+            "bytes_over_network": (k + max(0, k_e - 2)) * (
+                c["bytes_sent_per_chunk"] + c["bytes_received_per_chunk"])
+            + (EXPLORE_CHUNK * row_bytes if k_e > 2 else 0)}
 
 
 def human_seconds(s: float) -> str:
@@ -296,13 +325,13 @@ def markdown(out: dict[str, Any]) -> str:
               + ", ".join(f"{m['mechanism']} {k} {v:.2f}" for m in out["mechanisms"]
                           for k, v in m["scaling_efficiency_1_to_2"].items()) + ".", "",
               "## Model", "",
-              "`T(n, f, W) = a + b·m + (m₀/C)·t_c + R·t_e + ceil(K/W)·t_chunk`, `m = f·n` "
-              "exploration outputs per side, chunk 0 of D (`m₀` outputs) drawn in the client, "
-              "`R ≈ ceil((K_e − 1)/W)` rounds of the other exploration chunks on the workers "
-              "(both chunks in the client when `K_e = 2`), `K_e = 2·ceil(m/C)`, "
-              "`K = 2·ceil((1 − f)·n / C)`, "
-              "`C = 2²⁰` (benchmarks/scaling.py). `a + b·m` is the client's share of exploration "
-              "(fitting the featurizer, selecting the events). Fitted constants and the check "
+              "`T(n, f, W) = a + b·min(m, C) + E(m, W) + ceil(K/W)·t_chunk`, `m = f·n` "
+              "exploration outputs per side; `E = 2·(m/C)·t_c` for one chunk per side (both "
+              "chunks 0 in the client), else `t_c + t_e + R·t_v` (chunk 0 of D in the client, "
+              "of D′ on a worker, `R ≈ ceil(K_v/W)` rounds of the `K_v = 2·(ceil(m/C) − 1)` "
+              "validation chunks on the workers), `K = 2·ceil((1 − f)·n / C)`, "
+              "`C = 2²⁰` (benchmarks/scaling.py). `a + b·min(m, C)` is the client's share "
+              "(fitting the featurizer, generating on chunk 0). Fitted constants and the check "
               "of the 2-worker prediction:", "",
               "| mechanism | a (s) | b (s/output) | executor | t_e (s) | t_chunk (s) | 2 workers: "
               "predicted / measured confirmation (s) | error |",
@@ -428,7 +457,8 @@ def derive(mech: dict[str, Any]) -> None:
     c = model["per_kind"]["process_pool"]
     drawn = explore_draw_seconds(samples, widest["explore_fraction"], 2,
                                  c["t_explore_chunk_seconds_in_client"],
-                                 c["t_explore_chunk_seconds"])
+                                 c["t_explore_chunk_seconds"],
+                                 c.get("t_validate_chunk_seconds", c["t_chunk_seconds"]))
     model["explore_draw_check"] = {
         "samples_per_side": samples, "explore_fraction": widest["explore_fraction"],
         "workers": 2, "explore_chunks": 2 * math.ceil(widest["explore_samples"] / EXPLORE_CHUNK),

@@ -45,35 +45,53 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(CONFIRM_MODULE, "CHUNK", 50_000)  # confirmation chunked too
 
 
-def _record(executor, **kw):
-    r = audit(VECTOR, [1.0], [0.0], PureDP(0.3), samples=SAMPLES, seed=5, executor=executor,
+def _record(executor, samples=SAMPLES, **kw):
+    r = audit(VECTOR, [1.0], [0.0], PureDP(0.3), samples=samples, seed=5, executor=executor,
               float_features=False, **kw)
     return untimed(r.to_dict())
 
 
-def test_chunked_exploration_is_the_same_on_threads_and_processes(process_pool, small_chunks):
-    assert exploration_size(SAMPLES) == 4 * SMALL
-    local = _record(None)
+def test_chunked_exploration_is_the_same_on_threads_and_processes(process_pool, monkeypatch):
+    """Four exploration chunks of 12 000 per side (40 % of the budget): the validation half is counted on the
+    workers, generation keeps the first half of chunk 0 (6 000 outputs per side, as many as an
+    unchunked exploration of 12 000 generates on; with chunks of 3 000, 1 500 outputs per side
+    generate and learn too little to refute 0.3 here: ε̂ = 0.25, 0.26, 0.31 at seeds 5–7)."""
+    monkeypatch.setattr(EXPLORE_MODULE, "EXPLORE_CHUNK", 4 * SMALL)
+    monkeypatch.setattr(CONFIRM_MODULE, "CHUNK", 50_000)  # confirmation chunked too
+    kw = dict(samples=SAMPLES, explore_fraction=0.4)
+    assert exploration_size(SAMPLES, 0.4) == 16 * SMALL
+    local = _record(None, **kw)
     assert local["violation"] and 0.3 < local["epsilon_lower"] <= 0.5
     with ThreadPoolExecutor(2) as threads:
-        assert _record(threads) == local
-    assert _record(process_pool) == local
+        assert _record(threads, **kw) == local
+    assert _record(process_pool, **kw) == local
+
+
+def _setup(executor=None, mechanism=VECTOR):
+    return setup_audit(mechanism, PureDP(0.3), samples=SAMPLES, alpha=0.05, seed=5,
+                       relation=None, features=None, candidates=3, explore_fraction=0.1,
+                       max_atoms=64, progress=None, float_features=False, executor=executor,
+                       checkpoint=None, ties=False)
 
 
 def test_exploration_chunks_have_their_own_streams(small_chunks):
-    """Chunk 0 of each side is the unchunked stream; chunk i ≥ 1 its own child stream."""
-    setup = setup_audit(VECTOR, PureDP(0.3), samples=SAMPLES, alpha=0.05, seed=5, relation=None,
-                        features=None, candidates=3, explore_fraction=0.1, max_atoms=64,
-                        progress=None, float_features=False, executor=None, checkpoint=None,
-                        ties=False)
+    """Chunk 0 of each side is the unchunked stream; chunk i ≥ 1 its own child stream. Only
+    chunk 0 is kept in the client when there are more (the others are counted on the workers,
+    :mod:`dpcheck.core.explore_validate`)."""
+    setup = _setup()
     n = 2 * SMALL + 5  # three chunks, the last of 5 outputs
     e = explore(setup, [1.0], [0.0], n_explore=n, n_confirm=1_000)
+    assert e.n_explore == n
     sampler = as_sampler(VECTOR)
     for side, (data, out) in enumerate((([1.0], e.out_d), ([0.0], e.out_dp))):
-        parts = [draw(sampler, data, SMALL, generator(setup.seed_seq, "explore", side)),
+        assert np.array_equal(out, draw(sampler, data, SMALL,
+                                        generator(setup.seed_seq, "explore", side)))
+        drawn = EXPLORE_MODULE._draw_sides(setup, [1.0], [0.0], n, setup.seed_seq, "explore",
+                                           None, None)[side]
+        parts = [out,
                  draw(sampler, data, SMALL, generator(setup.seed_seq, "explore", side, 1)),
                  draw(sampler, data, 5, generator(setup.seed_seq, "explore", side, 2))]
-        assert np.array_equal(out, np.concatenate(parts))
+        assert np.array_equal(drawn, np.concatenate(parts))
     one = explore(setup, [1.0], [0.0], n_explore=SMALL, n_confirm=1_000)  # one chunk per side
     assert np.array_equal(one.out_d, draw(sampler, [1.0], SMALL,
                                           generator(setup.seed_seq, "explore", 0)))
@@ -91,11 +109,14 @@ def test_exploration_progress_counts_every_chunk(small_chunks):
             reference = reference or record
             assert record == reference
             explore_calls = [d for d, p in every if p == "explore"]
-            # one call when exploration starts, then one per chunk: 4 per side
-            assert len(explore_calls) == 1 + 8
-            assert explore_calls == sorted(explore_calls)
-            assert explore_calls[0] == 0 and explore_calls[-1] == 2 * exploration_size(SAMPLES)
-            assert [p for _, p in every].index("select") == 1 + 8
+            # one call when exploration starts, then one per chunk 0 of each side; the other
+            # three chunks per side are counted on the workers during selection ("validate")
+            assert explore_calls == [0, SMALL, 2 * SMALL]
+            phases = [p for _, p in every]
+            assert phases.index("select") == 3 and phases[4:10] == ["validate"] * 6
+            validate_calls = [d for d, p in every if p == "validate"]
+            assert validate_calls == sorted(validate_calls)
+            assert validate_calls[-1] == 2 * exploration_size(SAMPLES)
 
 
 def fails_on_chunk_seed(data, size, rng):

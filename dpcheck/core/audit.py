@@ -281,7 +281,7 @@ def finish(
     the module docstring). ``done``/``total``: progress already made and planned (both sides;
     default: this pair's exploration and its whole budget)."""
     explore_seconds = time.perf_counter() - start  # everything before confirmation
-    n_explore, n_confirm = explored.out_d.shape[0], explored.n_confirm
+    n_explore, n_confirm = explored.n_explore, explored.n_confirm
     samples = n_explore + n_confirm
     saved = _open_checkpoint(setup, explored, samples)
     sizes = confirmation_sizes(explored)
@@ -322,7 +322,7 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
     mechanism has a pmf)."""
     claim, mechanism, seed_seq = setup.claim, setup.mechanism, explored.seed_seq
     d, d_prime = explored.d, explored.d_prime
-    n_explore = explored.out_d.shape[0]
+    n_explore = explored.n_explore
     exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim,
                                                     explored.out_d, explored.out_dp)
     floor = rare = None

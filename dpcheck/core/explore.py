@@ -16,19 +16,29 @@ is where the global-``np.random`` check runs and it fixes the trailing shape and
 every other chunk must have (the same :func:`~dpcheck.mechanism.draw` errors as before). The
 other chunks run on ``executor`` (:func:`~dpcheck.core.executor.run_chunks`: progress per chunk,
 the error of the lowest-index failing chunk, worker warnings recorded) — in this process when
-``executor`` is ``None`` or only one chunk is left — and their **outputs travel back**:
-``size × row bytes`` per chunk plus ~0.2 kB of pickle framing (10.5 MB for a chunk of 2²⁰
-SVT6 rows of 10 int8 cells). The result is the same bit for bit whatever the executor and the
+``executor`` is ``None``. The result is the same bit for bit whatever the executor and the
 number of workers. Exploration is not checkpointed (a resumed audit redraws it, same seeds).
 
-**Fitting and selection stay here**, on the whole exploration sample, whatever the executor
-(measured, SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting the
-featurizer 1.2, featurizing 1.9, selecting the events 5.8). Featurizing on the workers would
-need a featurizer fitted on chunk 0 alone — in the local run too, a different procedure — would
-save at most the featurizing fifth and would ship 50 bytes of feature columns per output back
-instead of SVT6's 10-byte rows, while selection needs every feature column here anyway; drawing,
-nearly all of the exploration of one-call-per-output mechanisms, is what moves
-(benchmarks/scaling.py has the cost model, docs/howto/large-audits.md the figures).
+**At most one chunk per side** (``n_explore ≤ EXPLORE_CHUNK``, or outputs of an earlier
+exploration given as ``prior``): both sides are drawn here, the featurizer is fitted on the
+whole sample and :func:`~dpcheck.events.select.select_events` splits it into its generation
+and validation halves — the procedure of dpcheck before chunked exploration, bit for bit.
+
+**Larger explorations** (issue 30 item 5): only chunk 0 of each side comes to this process
+(chunk 0 of D′ drawn on a worker, its outputs shipped back). The featurizer is fitted on it
+(as in an exploration of one chunk; most learned parts read a prefix of it), the candidates
+are generated and shortlisted on its first half (``EXPLORE_CHUNK // 2`` outputs per side,
+the generation half of an exploration of one chunk), and the shortlist is counted on the rest — the second half of
+chunk 0 here, chunks ``1 …`` on the workers, where each is drawn, featurized with the fitted
+featurizer and counted; only counts come back (:mod:`dpcheck.core.explore_validate`). The
+client's share is thus bounded by one chunk's whatever ``n_explore`` (it was linear in it:
+SVT6, 2²⁰ outputs per side, CPU seconds for both sides: drawing 1.0, fitting 1.2, featurizing
+1.9, selecting 5.8), and so is its memory (``Explored.out_d`` holds chunk 0,
+``Explored.n_explore`` the outputs explored). The one-sided support values
+(:mod:`dpcheck.events.support`) come from a prefix of chunk 0; randomised ties and the row
+labels of witnesses are computed on chunk 0. Nothing counted for validation is generated on,
+nothing explored is counted for confirmation (benchmarks/scaling.py has the cost model,
+docs/howto/large-audits.md the figures).
 """
 
 from __future__ import annotations
@@ -46,6 +56,7 @@ from numpy.typing import NDArray
 from dpcheck.core.certify import Certifier, certifier_for
 from dpcheck.core.executor import (check_executor, chunk_generator, chunk_sizes,
                                     run_chunks)
+from dpcheck.core.explore_validate import validation_counter
 from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
 from dpcheck.events.event import Candidate, Event
 from dpcheck.events.select import select_events
@@ -116,6 +127,8 @@ class Explored:
     scored: int
     n_confirm: int
     poisson: bool
+    #: outputs per side explored (``out_d``, ``out_dp`` keep chunk 0 only when it is larger)
+    n_explore: int
 
     @property
     def score(self) -> float:
@@ -186,7 +199,9 @@ def explore(
     rep = setup.progress
     if rep is not None:
         rep.at(rep.done, "explore")  # at once: exploration may take a while
-    out_d, out_dp = _draw_sides(setup, d, d_prime, n_explore, seed_seq, stream, trailing, kind)
+    split = prior is None and n_explore > EXPLORE_CHUNK  # validation on the workers
+    out_d, out_dp = _draw_sides(setup, d, d_prime, min(n_explore, EXPLORE_CHUNK) if split
+                                else n_explore, seed_seq, stream, trailing, kind, split)
     if rep is not None:
         rep.at(rep.done, "select")  # features and event selection
     if prior is not None:
@@ -198,10 +213,19 @@ def explore(
     poisson = wanted.poissonize and n_confirm >= POISSON_MIN
     cols_d, cols_dp = featurizer(out_d), featurizer(out_dp)
     k = setup.candidates
+    gen_d, gen_dp, validation = cols_d, cols_dp, None
+    if split:  # generation on the first half of chunk 0 (explore_validate's docstring)
+        half = EXPLORE_CHUNK // 2
+        gen_d, gen_dp = [c[:half] for c in cols_d], [c[:half] for c in cols_dp]
+        local = ([c[half:] for c in cols_d], [c[half:] for c in cols_dp])
+        validation = (n_explore - half, validation_counter(
+            setup, d, d_prime, chunk_sizes(n_explore, EXPLORE_CHUNK), seed_seq, stream,
+            (out_d.shape[1:], out_d.dtype.kind), featurizer, local, rep))
     chosen, scored = select_events(
-        cols_d, cols_dp, featurizer.features, n_confirm=n_confirm,
+        gen_d, gen_dp, featurizer.features, n_confirm=n_confirm,
         alpha_each=setup.alpha / (2 * k), delta=wanted.delta, k=k,
         max_atoms=setup.max_atoms, ratio=poisson, delta_epsilon=wanted.delta_epsilon,
+        validation=validation,
     )
     if setup.ties:  # randomised boundary atoms (dpcheck.events.ties), chosen on the exploration sample
         chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
@@ -210,17 +234,18 @@ def explore(
         chosen = with_support(chosen, support_candidates(cols_d, cols_dp, featurizer.features))
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
     return Explored(d, d_prime, seed_seq, out_d, out_dp, featurizer, chosen, scored, n_confirm,
-                    poisson)
+                    poisson, n_explore if split else out_d.shape[0])
 
 
 def _draw_sides(
     setup: Setup, d: Any, d_prime: Any, n: int, seed_seq: np.random.SeedSequence, stream: str,
-    trailing: tuple[int, ...] | None, kind: str | None,
+    trailing: tuple[int, ...] | None, kind: str | None, spread: bool = False,
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """``n`` exploration outputs of each side, in chunks of :data:`EXPLORE_CHUNK` (module
     docstring): chunk 0 of D here (the global-state check; its shape and dtype kind are those
     every other chunk must have), then the other chunks on ``setup.executor`` (in this
-    process when it is ``None`` or when only one chunk is left)."""
+    process when it is ``None`` or when only one chunk is left, unless ``spread``: chunk 0
+    of D′ of a split exploration)."""
     sampler, rep = setup.sampler, setup.progress
     sizes = chunk_sizes(n, EXPLORE_CHUNK) or [0]
     before = _global_state()
@@ -242,8 +267,8 @@ def _draw_sides(
         if rep is not None:
             rep.advance(tasks[k][2], "explore")
 
-    parts = run_chunks(setup.executor if len(tasks) > 1 else None, explore_chunk, tasks,
-                       finished)
+    parts = run_chunks(setup.executor if len(tasks) > 1 or spread else None, explore_chunk,
+                       tasks, finished)
     cut = len(sizes) - 1
     return _joined([first, *parts[:cut]]), _joined(parts[cut:])
 

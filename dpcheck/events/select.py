@@ -39,13 +39,14 @@ Z. Ding et al., "Detecting violations of differential privacy", CCS 2018 (point 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.events.event import Candidate, Direction, Event, count_events
+from dpcheck.events.event import Candidate, Event, count_events
 from dpcheck.events.paired import AGGREGATE_PAIRS, RESERVED_SHRINK, pair_shortlist
 from dpcheck.events.pools import MAX_ATOMS, PER_FAMILY, Pool, best_per_family, feature_pool
 from dpcheck.events.projection import (
@@ -56,6 +57,7 @@ from dpcheck.events.projection import (
     projected_score,
     validation_shrink,
 )
+from dpcheck.events.slots import Ranking, Shortlist, delta_slot, fill_slots
 from dpcheck.features.feature import Feature
 
 __all__ = ["select_events", "MAX_ATOMS"]
@@ -85,6 +87,7 @@ def select_events(
     max_atoms: int = MAX_ATOMS,
     ratio: bool = False,
     delta_epsilon: float | None = None,
+    validation: Validation | None = None,
 ) -> tuple[list[Candidate], int]:
     """Choose up to ``k`` (event, direction) candidates on the exploration sample.
 
@@ -108,9 +111,16 @@ def select_events(
     every candidate on the first (:func:`_generate`), shortlist the best of every family and
     overall (:func:`_shortlist`), re-count the shortlist and the paired events on the second
     (:func:`_validate`), rank by validation scores (:func:`_rankings`), fill the ``k`` slots
-    (:func:`_fill_slots`) and add the δ-objective slot (:func:`_delta_slot`).
+    (:func:`~dpcheck.events.slots.fill_slots`) and add the δ-objective slot
+    (:func:`~dpcheck.events.slots.delta_slot`).
+
+    ``validation``: ``(n_val, count)`` when the validation half is not in ``explore_d``,
+    ``explore_dp`` (explorations larger than one chunk per side, :mod:`dpcheck.core.explore`):
+    the columns given are then the whole generation half, and ``count(events)`` returns the
+    counts of ``events`` on the ``n_val`` validation outputs of D and of D′ (counted elsewhere,
+    e.g. on an executor's workers).
     """
-    halves = _halves(explore_d, explore_dp)
+    halves = _halves(explore_d, explore_dp, validation)
     kw = dict(n_confirm=n_confirm, alpha_each=alpha_each, delta=delta, ratio=ratio)
     gen = _generate(halves, features, max_atoms, kw)
     dkw = dict(n_confirm=n_confirm, alpha_each=alpha_each, epsilon=delta_epsilon)
@@ -119,35 +129,44 @@ def select_events(
              if ratio else [])
     _validate(short, halves, pairs)
     rankings, quotas, diverse = _rankings(short, halves.n_val, k, kw)
-    chosen, taken = _fill_slots(short, halves, rankings, quotas, diverse, ratio)
+    chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio)
     if delta_epsilon is not None:
-        chosen += _delta_slot(short, halves, rankings, taken, dkw)
+        chosen += delta_slot(short, halves.n_val, rankings, taken, dkw)
     return chosen, 2 * gen.total
+
+
+#: Counts of events on the validation outputs of D and of D′ (see :func:`select_events`).
+Counter = Callable[[Sequence[Event]], tuple[NDArray[np.int64], NDArray[np.int64]]]
+#: The validation half when it is counted elsewhere: its size per side and its counter.
+Validation = tuple[int, Counter]
 
 
 @dataclass(frozen=True)
 class _Halves:
-    """The generation and validation halves of the exploration columns (n = 1: one sample
-    serves both)."""
+    """The generation half of the exploration columns, the size of the validation half and
+    the counter of events on it (n = 1: one sample serves both)."""
 
     gen_d: list[NDArray[Any]]
     gen_dp: list[NDArray[Any]]
-    val_d: list[NDArray[Any]]
-    val_dp: list[NDArray[Any]]
     half: int
-
-    @property
-    def n_val(self) -> int:
-        return self.val_d[0].shape[0]
+    n_val: int
+    count: Counter
 
 
-def _halves(explore_d: list[NDArray[Any]], explore_dp: list[NDArray[Any]]) -> _Halves:
+def _halves(explore_d: list[NDArray[Any]], explore_dp: list[NDArray[Any]],
+            validation: Validation | None = None) -> _Halves:
     n = explore_d[0].shape[0]
+    if validation is not None:  # the validation half is counted elsewhere
+        return _Halves(explore_d, explore_dp, n, validation[0], validation[1])
     half = n // 2 if n >= 2 else n  # n = 1: nothing to split; generate and validate on it
     gen_d, gen_dp = [c[:half] for c in explore_d], [c[:half] for c in explore_dp]
     val_d = [c[half:] for c in explore_d] if half < n else gen_d
     val_dp = [c[half:] for c in explore_dp] if half < n else gen_dp
-    return _Halves(gen_d, gen_dp, val_d, val_dp, half)
+
+    def count(events: Sequence[Event]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        return count_events(events, val_d), count_events(events, val_dp)
+
+    return _Halves(gen_d, gen_dp, half, val_d[0].shape[0], count)
 
 
 @dataclass(frozen=True)
@@ -180,30 +199,11 @@ def _generate(halves: _Halves, features: tuple[Feature, ...], max_atoms: int,
     return _Generated(pools, cd, cdp, scores, offsets, halves.half)
 
 
-@dataclass
-class _Shortlist:
-    """Candidates handed to validation: ``entries`` (event, forward, generation score); the
-    first ``eps_singles`` come from the ε ranking, up to ``singles`` from the δ objective, the
-    rest are paired events (``partners``); validation counts ``v_p``, ``v_q`` (numerator side
-    first) and the indices of the balanced pairs."""
 
-    entries: list[tuple[Event, bool, float]] = field(default_factory=list)
-    eps_singles: int = 0
-    singles: int = 0
-    partners: list[Event | None] = field(default_factory=list)
-    balanced: list[int] = field(default_factory=list)
-    v_p: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
-    v_q: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
-    gen_score: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
-    #: generation-half counts of every entry (D, D′), for :func:`_twin`
-    g_d: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
-    g_dp: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
-
-
-def _shortlist(gen: _Generated, with_delta: bool, dkw: dict[str, Any]) -> _Shortlist:
+def _shortlist(gen: _Generated, with_delta: bool, dkw: dict[str, Any]) -> Shortlist:
     """The :data:`PER_FAMILY` best of every family and the best overall by the ε projection
     (distinct generation-count signatures), then the best of every family by the δ projection."""
-    short = _Shortlist()
+    short = Shortlist()
     seen: set[tuple[int, int, int, int]] = set()
     scores, total, offsets = gen.scores, gen.total, gen.offsets
 
@@ -235,14 +235,13 @@ def _shortlist(gen: _Generated, with_delta: bool, dkw: dict[str, Any]) -> _Short
     return short
 
 
-def _validate(short: _Shortlist, halves: _Halves,
+def _validate(short: Shortlist, halves: _Halves,
               pairs: list[tuple[Event, Event, bool, float, bool]]) -> None:
     """Count the shortlist on the validation half, then append the paired events with their
     combined counts (numerator side first)."""
-    val_d, val_dp = halves.val_d, halves.val_dp
     entries = short.entries
     counted = [ev for ev, _, _ in entries] + [e for p in pairs for e in p[:2]]
-    all_d, all_dp = count_events(counted, val_d), count_events(counted, val_dp)
+    all_d, all_dp = halves.count(counted)
     base = len(entries)
     v_d, v_dp = all_d[:base], all_dp[:base]
     fwd = np.array([f for _, f, _ in entries], dtype=bool)
@@ -264,10 +263,9 @@ def _validate(short: _Shortlist, halves: _Halves,
     short.g_d, short.g_dp = count_events(events, halves.gen_d), count_events(events, halves.gen_dp)
 
 
-Ranking = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
 
 
-def _rankings(short: _Shortlist, n_val: int, k: int, kw: dict[str, Any]
+def _rankings(short: Shortlist, n_val: int, k: int, kw: dict[str, Any]
               ) -> tuple[list[Ranking], list[int], bool]:
     """The validation rankings (order, score, union score) and the slots each fills.
 
@@ -311,81 +309,3 @@ def _rankings(short: _Shortlist, n_val: int, k: int, kw: dict[str, Any]
         quotas.append(AGGREGATE_PAIRS)
     return rankings, quotas, diverse
 
-
-def _twin(short: _Shortlist, halves: _Halves, idx: int) -> tuple[Any, ...]:
-    """The same set of outputs reached through two features (a row pattern, its flag column,
-    its learned score) has identical counts on both halves: it is confirmed once."""
-    _, forward, _ = short.entries[idx]
-    return (bool(forward), int(short.g_d[idx]), int(short.g_dp[idx]),
-            int(short.v_p[idx]), int(short.v_q[idx]), short.partners[idx] is None)
-
-
-def _fill_slots(short: _Shortlist, halves: _Halves, rankings: list[Ranking], quotas: list[int],
-                diverse: bool, ratio: bool) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
-    """Fill each ranking's slots, best first.
-
-    Long shortlists (many features): one candidate per feature — neighbouring thresholds of
-    one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
-    views get the slot; the reserved pairs may share a single's feature, but not each other's.
-    Short shortlists (scalar outputs): at most k − 1 of the k main slots go to one shape family
-    of one feature (its atom sets, or its half-lines and intervals) while another family has a
-    candidate; the last slot then goes to the best of the others (with many rare atoms the
-    nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot)."""
-    chosen: list[Candidate] = []
-    taken: set[tuple[Any, ...]] = set()
-    features_taken: set[int] = set()
-    reserved_features: set[int] = set()
-    for r, ((order, v_score, v_union), quota) in enumerate(zip(rankings, quotas)):
-        one_per_feature = diverse and r < 2
-        if r == 2:
-            features_taken = reserved_features
-        family_limit = max(1, quota - 1) if (r == 0 and not diverse) else quota
-        family_count: dict[tuple[int, bool], int] = {}
-        picked = 0
-        for limit in dict.fromkeys((family_limit, quota)):  # capped pass, then fill up
-            for idx in order:
-                if picked == quota:
-                    break
-                event, forward, _ = short.entries[idx]
-                partner = short.partners[idx]
-                twin = _twin(short, halves, int(idx))
-                if twin in taken or ((one_per_feature or r == 2)
-                                     and event.feature in features_taken):
-                    continue
-                if not math.isfinite(v_score[idx]) and partner is not None:
-                    continue
-                family = (event.feature, event.kind == "atoms")
-                if family_count.get(family, 0) >= limit:
-                    continue
-                family_count[family] = family_count.get(family, 0) + 1
-                taken.add(twin)
-                features_taken.add(event.feature)
-                picked += 1
-                direction: Direction = "d>d_prime" if forward else "d_prime>d"
-                method: Literal["union", "ratio"] = (
-                    "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
-                chosen.append(Candidate(event, direction, float(v_score[idx]),
-                                        int(short.v_p[idx]), int(short.v_q[idx]), method,
-                                        partner))
-    return chosen, taken
-
-
-def _delta_slot(short: _Shortlist, halves: _Halves, rankings: list[Ranking],
-                taken: set[tuple[Any, ...]], dkw: dict[str, Any]) -> list[Candidate]:
-    """The δ-objective candidate (see :func:`select_events`), if it is new and its projected
-    bound at the validation point estimates (no shrinkage) is positive."""
-    singles, n_val = short.singles, halves.n_val
-    v_p, v_q = short.v_p, short.v_q
-    v_delta = projected_delta(v_p[:singles], v_q[:singles], n_explore=n_val,
-                              shrink=VALIDATION_SHRINK, **dkw)
-    best = int(np.lexsort((-short.gen_score[:singles], -v_delta))[0]) if singles else -1
-    if best < 0 or not projected_delta(v_p[best:best + 1], v_q[best:best + 1], n_explore=n_val,
-                                       shrink=0.5, **dkw)[0] > 0:
-        return []
-    if _twin(short, halves, best) in taken:
-        return []
-    event, forward, _ = short.entries[best]
-    union_score = float(rankings[0][2][best])
-    return [Candidate(event, "d>d_prime" if forward else "d_prime>d", union_score,
-                      int(v_p[best]), int(v_q[best]))]

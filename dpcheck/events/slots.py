@@ -1,0 +1,128 @@
+"""The slots of :func:`dpcheck.events.select.select_events`: the shortlist re-counted on the
+validation half, and how its rankings fill the ``k`` candidate slots (one per feature on long
+shortlists, a family cap on short ones, the δ-objective slot).
+
+Split from :mod:`dpcheck.events.select` (module size); the selection procedure is described
+there.
+
+References
+----------
+B. Bichsel et al., "DP-Sniper", IEEE S&P 2021 (select on one sample, estimate on another).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcheck.events.event import Candidate, Direction, Event
+from dpcheck.events.projection import VALIDATION_SHRINK, projected_delta
+
+__all__ = ["Ranking", "Shortlist", "delta_slot", "fill_slots", "twin"]
+
+
+@dataclass
+class Shortlist:
+    """Candidates handed to validation: ``entries`` (event, forward, generation score); the
+    first ``eps_singles`` come from the ε ranking, up to ``singles`` from the δ objective, the
+    rest are paired events (``partners``); validation counts ``v_p``, ``v_q`` (numerator side
+    first) and the indices of the balanced pairs."""
+
+    entries: list[tuple[Event, bool, float]] = field(default_factory=list)
+    eps_singles: int = 0
+    singles: int = 0
+    partners: list[Event | None] = field(default_factory=list)
+    balanced: list[int] = field(default_factory=list)
+    v_p: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    v_q: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    gen_score: NDArray[np.float64] = field(default_factory=lambda: np.empty(0))
+    #: generation-half counts of every entry (D, D′), for :func:`twin`
+    g_d: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+    g_dp: NDArray[np.int64] = field(default_factory=lambda: np.empty(0, np.int64))
+
+
+
+Ranking = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
+
+
+def twin(short: Shortlist, idx: int) -> tuple[Any, ...]:
+    """The same set of outputs reached through two features (a row pattern, its flag column,
+    its learned score) has identical counts on both halves: it is confirmed once."""
+    _, forward, _ = short.entries[idx]
+    return (bool(forward), int(short.g_d[idx]), int(short.g_dp[idx]),
+            int(short.v_p[idx]), int(short.v_q[idx]), short.partners[idx] is None)
+
+
+def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
+                diverse: bool, ratio: bool) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
+    """Fill each ranking's slots, best first.
+
+    Long shortlists (many features): one candidate per feature — neighbouring thresholds of
+    one feature are near-duplicates (for noise tails, of one chance fluctuation) and other
+    views get the slot; the reserved pairs may share a single's feature, but not each other's.
+    Short shortlists (scalar outputs): at most k − 1 of the k main slots go to one shape family
+    of one feature (its atom sets, or its half-lines and intervals) while another family has a
+    candidate; the last slot then goes to the best of the others (with many rare atoms the
+    nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
+    carries the real signal gets no slot)."""
+    chosen: list[Candidate] = []
+    taken: set[tuple[Any, ...]] = set()
+    features_taken: set[int] = set()
+    reserved_features: set[int] = set()
+    for r, ((order, v_score, v_union), quota) in enumerate(zip(rankings, quotas)):
+        one_per_feature = diverse and r < 2
+        if r == 2:
+            features_taken = reserved_features
+        family_limit = max(1, quota - 1) if (r == 0 and not diverse) else quota
+        family_count: dict[tuple[int, bool], int] = {}
+        picked = 0
+        for limit in dict.fromkeys((family_limit, quota)):  # capped pass, then fill up
+            for idx in order:
+                if picked == quota:
+                    break
+                event, forward, _ = short.entries[idx]
+                partner = short.partners[idx]
+                key = twin(short, int(idx))
+                if key in taken or ((one_per_feature or r == 2)
+                                     and event.feature in features_taken):
+                    continue
+                if not math.isfinite(v_score[idx]) and partner is not None:
+                    continue
+                family = (event.feature, event.kind == "atoms")
+                if family_count.get(family, 0) >= limit:
+                    continue
+                family_count[family] = family_count.get(family, 0) + 1
+                taken.add(key)
+                features_taken.add(event.feature)
+                picked += 1
+                direction: Direction = "d>d_prime" if forward else "d_prime>d"
+                method: Literal["union", "ratio"] = (
+                    "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
+                chosen.append(Candidate(event, direction, float(v_score[idx]),
+                                        int(short.v_p[idx]), int(short.v_q[idx]), method,
+                                        partner))
+    return chosen, taken
+
+
+def delta_slot(short: Shortlist, n_val: int, rankings: list[Ranking],
+                taken: set[tuple[Any, ...]], dkw: dict[str, Any]) -> list[Candidate]:
+    """The δ-objective candidate (see :func:`select_events`), if it is new and its projected
+    bound at the validation point estimates (no shrinkage) is positive."""
+    singles = short.singles
+    v_p, v_q = short.v_p, short.v_q
+    v_delta = projected_delta(v_p[:singles], v_q[:singles], n_explore=n_val,
+                              shrink=VALIDATION_SHRINK, **dkw)
+    best = int(np.lexsort((-short.gen_score[:singles], -v_delta))[0]) if singles else -1
+    if best < 0 or not projected_delta(v_p[best:best + 1], v_q[best:best + 1], n_explore=n_val,
+                                       shrink=0.5, **dkw)[0] > 0:
+        return []
+    if twin(short, best) in taken:
+        return []
+    event, forward, _ = short.entries[best]
+    union_score = float(rankings[0][2][best])
+    return [Candidate(event, "d>d_prime" if forward else "d_prime>d", union_score,
+                      int(v_p[best]), int(v_q[best]))]
