@@ -123,6 +123,13 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
             Agnostic(6, 0.5)
         with pytest.raises(InvalidArgument, match=r"^learner_epsilon=1\.5 must be <= 1"):
             Agnostic(6, 1 / 40, learner="rr", learner_epsilon=1.5)
+        # the derived bound is claimed only under the proof's hypotheses ε ≤ 1/3 and
+        # |T| = k ≥ εn (for |W|/|T| ≤ (1 − ε)/ε)
+        with pytest.raises(InvalidArgument, match=r"^epsilon=0\.5 must be <= 1/3 \(Lemma 3\.1\)"):
+            lemma31_epsilon(40, 0.5, 20)
+        with pytest.raises(InvalidArgument, match=r"^k=1 must be >= epsilon\*n=2\.0 "
+                                                  r"\(Lemma 3\.1: \|T\| >= εn\)"):
+            lemma31_epsilon(40, 1 / 20, 1)
     assert caught or all(e <= b + TOL for e, b in worst)
 
 
@@ -432,6 +439,10 @@ def test_auxiliary_is_private_in_u(variant: str, dp_audit: Any, dp_record: Any,
                             "epsilon_lower": r.epsilon_lower, "max_loss_over_tight": tightest[0],
                             "pairs_over_tight": len(over), "support_ok": support_ok})
     if variant == "reference":
+        # the proof's hypothesis |W|/|T| ≤ (1 − ε)/ε (met with equality here) is enforced
+        with pytest.raises(InvalidArgument, match=r"^\|W\|/\|T\|=37/4 must be <= "
+                                                  r"\(1-epsilon\)/epsilon \(proof of Claim 3\.5\)"):
+            Auxiliary(CLAIM35_N, CLAIM35_EPS, v, np.r_[w, w[:1]]).pmf(pair[0])
         u, up, j = tightest[1]
         b = claim35_bound(parts[_key(u)], parts[_key(up)], np.delete(np.r_[u, v], j, 0)[:, 0])
         lo, hi = 1.0, 2.0                  # budget factor on (ε, ε_A) at the tightest pair
