@@ -82,7 +82,7 @@ __all__ = [
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
-BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
+BUGS = ("reference", "baseline", "release_h", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
         "uses_t_labels", "floor_k", "sign_error", "em_delta_n",
         "threshold_off_by_one", "em_delta_t", "em_scale_1_25", "base_eps_1_25", "k_plus_1")
@@ -283,9 +283,6 @@ class Agnostic:
             lp1 = np.where(present, ea, 0.0) - np.logaddexp(ea, 0.0)
             lp = np.stack([np.log1p(-np.exp(lp1)), lp1], -1)
             return np.broadcast_to(lp[:, None, :], pl_a.shape + (2,))
-        if self.bug == "erm_base":             # B2: smallest consistent threshold, deterministic
-            first = np.argmax(pl[:, None, :] == pl_a[..., None], axis=-1)
-            return np.where(np.arange(self.domain + 1) == first[..., None], 0.0, -np.inf)
         return log_softmax(-ea * np.abs(pl_a[..., None] - pl[:, None, :]) / 2.0)
 
     def _cond_pmf(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
@@ -309,7 +306,7 @@ class Agnostic:
         """Unnormalised law of A's output per row (``pl_a`` shape ``(B,)``) for the sampler:
         the EM learner's ``exp(−ε_A |P_a − P_b|/2)`` directly (its maximum is 1, at ``b = a``),
         otherwise ``exp`` of :meth:`_learner_logits`."""
-        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5", "base_eps_1_25"):
+        if self.learner == "em" and self.bug not in ("base_eps5", "base_eps_1_25"):
             return np.exp(np.abs(pl_a[:, None] - pl) * (-self.learner_epsilon / 2.0))
         return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
 

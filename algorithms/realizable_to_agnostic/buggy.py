@@ -9,6 +9,9 @@ modules), as thin subclasses of the correct mechanisms.
   0.98 ≤ 1 for Procedure P, 0.57 = the reference's inside ``A_AgnPred`` on the searched pairs;
   catalogue note of Theorem 4.2). Sampler and exact pmf agree (unit tests in
   ``tests/realizable_to_agnostic/test_agnostic_prediction.py``).
+* :class:`ErmBaseAgnostic` (B2, ``erm_base``): Algorithm 2 whose base learner is the
+  deterministic smallest consistent threshold of ``T^h`` (not DP): outputs only one side of a
+  pair can produce (caught by the Lemma 3.1 claim test, support mismatch).
 * :class:`PoissonAgnostic` (B12, ``poisson``): Algorithm 2 with Poisson sampling of ``T`` (each
   index kept independently with probability ``ε``, so ``|T|`` is random; conditioned on ``W``
   being non-empty), outside Lemma 3.1's proof (notes §6.18). A documented non-violation, not a
@@ -41,8 +44,8 @@ from .agnostic_prediction import AgnosticPrediction, ProcedureP
 from .core import as_dataset, as_index_set, counts, prefix
 from .tables import _comb_columns, _scatter, bounded_compositions
 
-__all__ = ["PoissonAgnostic", "SortedPartitionP", "SortedPartitionPrediction", "poisson_tables",
-           "sorted_hits", "sorted_portions"]
+__all__ = ["ErmBaseAgnostic", "PoissonAgnostic", "SortedPartitionP", "SortedPartitionPrediction",
+           "poisson_tables", "sorted_hits", "sorted_portions"]
 
 
 def sorted_portions(cx: np.ndarray, r: int) -> np.ndarray:
@@ -83,6 +86,31 @@ def poisson_tables(cs: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]
     keep = kk < n
     p = np.exp(logp[keep] - logp[keep].max())
     return _scatter(cells, rows[keep], np.shape(cs)), p / p.sum()
+
+
+@dataclass(frozen=True)
+class ErmBaseAgnostic(Agnostic):
+    """Algorithm 2 with a non-private base learner (B2): the smallest threshold consistent with
+    ``T^h`` (deterministic) for ``learner="em"``; ``"rr"`` is unchanged.
+
+    References
+    ----------
+    Seed 000, Algorithm 2, Lemma 3.1; notes §7 B2.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _reference_only(self.bug, "ErmBaseAgnostic", "erm_base")
+
+    def _learner_logits(self, pl_a: np.ndarray, pl: np.ndarray, present: np.ndarray) -> np.ndarray:
+        if self.learner == "rr":
+            return super()._learner_logits(pl_a, pl, present)
+        first = np.argmax(pl[:, None, :] == pl_a[..., None], axis=-1)
+        return np.where(np.arange(self.domain + 1) == first[..., None], 0.0, -np.inf)
+
+    def _learner_weights(self, pl_a: np.ndarray, pl: np.ndarray,
+                         present: np.ndarray) -> np.ndarray:
+        return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
 
 
 @dataclass(frozen=True)

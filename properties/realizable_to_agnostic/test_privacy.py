@@ -25,6 +25,7 @@ from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
+from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic
 from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
 from dpcheck.errors import InvalidArgument
@@ -201,7 +202,7 @@ def test_agnostic_with_em_learner_is_private(variant: str, dp_audit: Any,
     s = np.array([[4, 1]] + [[1, 0]] * 5 + [[5, 1]] * 6)
     sp = s.copy()
     sp[0] = [1, 0]
-    mech = Agnostic(6, 1 / 6, bug=variant)
+    mech = ErmBaseAgnostic(6, 1 / 6) if variant == "erm_base" else Agnostic(6, 1 / 6, bug=variant)
     bound = lemma31_epsilon(12, 1 / 6, 2)
     exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon
     r = dp_audit(mech, s, sp, PureDP(bound), samples=200_000, relation=Replace())
