@@ -235,6 +235,28 @@ EQUIVALENT: dict[str, str] = {
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
 #: be ...", is part of the validation contract) but listed apart, with the same keys
 MESSAGE_ONLY: dict[str, str] = {
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("XXbug=\'first_k\' needs the dataset\'s order: use sample()XX")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.__post_init__: check_int(self.query, "query", minimum=0) ⟶ check_int(self.query, "XXqueryXX", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "BETA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.vote_rounds: a = check_probability(alpha, "alpha") ⟶ a = check_probability(alpha, "ALPHA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_delta(self.pac_delta, "pac_delta") ⟶ check_delta(self.pac_delta, "PAC_DELTA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_choice(self.bug, "bug", COMPOSITE_BUGS) ⟶ check_choice(self.bug, None, COMPOSITE_BUGS)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_dataset: def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray: ⟶ def as_dataset(data: Any, domain: int, *, name: str = "DATA") -> np.ndarray:':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_index_set: def as_index_set(index_set: Any, n: int, *, name: str = "index_set") -> np.ndarray: ⟶ def as_index_set(index_set: Any, n: int, *, name: str = "INDEX_SET") -> np.ndarray:':
+        _MSG,
+    'algorithms.realizable_to_agnostic.empirical.clamped_geometric: m = check_int(m, "m", minimum=0) ⟶ m = check_int(m, None, minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.tables.bounded_compositions: "for the exact pmf; use sample()") ⟶ "FOR THE EXACT PMF; USE SAMPLE()")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.theorem36_bounds: n = check_int(n, "n", minimum=2) ⟶ n = check_int(n, "n", minimum=3)':
+        "n = 2 is refused either way: the original's εn ≥ 1 check (ε ≤ 1/3, so εn ≤ 2/3); only the message differs",
     'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.sample: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, "SIZE", minimum=0)':
         _MSG,
     'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_choice(self.bug, "bug", COMPOSITE_BUGS) ⟶ check_choice(self.bug, "BUG", COMPOSITE_BUGS)':

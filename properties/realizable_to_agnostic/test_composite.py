@@ -92,6 +92,12 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
         theorem36_bounds(18, 1 / 3, 0, 1 / 3, 1e-3)
     with pytest.raises(InvalidArgument, match=r"^pac_epsilon=-1\.0 must be"):
         Composite(6, 1 / 3, 3, pac_epsilon=-1.0)
+    with pytest.raises(InvalidArgument, match=r"^pac_delta=1\.5 must be in \[0, 1\)"):
+        Composite(6, 1 / 3, 3, pac_epsilon=1 / 3, pac_delta=1.5)
+    with pytest.raises(InvalidArgument, match=r"^epsilon\*n=0\.5 must be >= 1 \(Lemma 3\.1\)"):
+        theorem36_bounds(5, 0.1, 1, 1 / 3, 1e-3)                 # Algorithm 2's |T| ≥ 1
+    with pytest.raises(InvalidArgument, match=r"^delta=inf must be >= 0 and finite"):
+        lemma31_delta(40, 1, math.inf)                           # δ_A a finite δ
     # Lemma 3.1's derived δ = 4e(k/n)δ_A covers its whole range 1 ≤ k < n, down to n = 2
     assert lemma31_delta(2, 1, 1e-3) == pytest.approx(4 * math.e * 1e-3 / 2, rel=1e-12)
 

@@ -77,6 +77,11 @@ def test_lemma_3_3(variant: str, d: int, alpha: float, beta: float, extra: float
                               * (1 + extra / 100), rel=1e-12)
     with pytest.raises(InvalidArgument, match=r"^d=0 must be >= 1"):   # hypothesis d ≥ 1
         lemma33_size(0, alpha, beta)
+    with pytest.raises(InvalidArgument, match=r"^beta=1\.0 must be in \(0, 1\)"):  # β ∈ (0, 1)
+        lemma33_size(d, alpha, 1.0)
+    # the conclusion's check is exact: at d = 1, α = β = 1/2, n = 2 (below the threshold)
+    # nα = 1 < d ln(en/d) + ln(1/β) = 1 + 2 ln 2
+    assert not lemma33_holds(1, 0.5, 0.5, 2.0)
     if variant == "no_two":
         n = n / 2
     assert lemma33_holds(d, alpha, beta, n)
@@ -405,5 +410,7 @@ def test_vote_aggregator_error(variant: str, dp_record: Any) -> None:
         assert aggregate_error(np.full(r, 32), 32, px, eps) == pytest.approx(sig, rel=1e-12)
         assert aggregate_error(np.full(r, 32 + rad), 32, px, eps) == pytest.approx(
             (rad * (1 - sig) + (64 - rad) * sig) / 64, rel=1e-12)
+    with pytest.raises(InvalidArgument, match=r"^alpha=1\.5 must be in"):    # α a probability
+        vote_rounds(1.5, 1.0)
     dp_record("lemma_4_1", {"worst_err_over_alpha": worst})
     assert worst <= 1.0

@@ -24,7 +24,11 @@ from algorithms.beside import load_beside
 from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
-from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
+from algorithms.realizable_to_agnostic.bounds import (
+    CLAIM35_EPSILON,
+    claim35_delta,
+    lemma31_epsilon,
+)
 from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic
 from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
@@ -440,6 +444,8 @@ def test_auxiliary_is_private_in_u(variant: str, dp_audit: Any, dp_record: Any,
                             "epsilon_lower": r.epsilon_lower, "max_loss_over_tight": tightest[0],
                             "pairs_over_tight": len(over), "support_ok": support_ok})
     if variant == "reference":
+        # Claim 3.5's printed δ: 4eδ (the (2 + 2 ln 2, 4eδ) statement; δ = 0 here)
+        assert claim35_delta(0.01) == pytest.approx(4 * math.e * 0.01, rel=1e-12)
         # the proof's hypothesis |W|/|T| ≤ (1 − ε)/ε (met with equality here) is enforced
         with pytest.raises(InvalidArgument, match=r"^\|W\|/\|T\|=37/4 must be <= "
                                                   r"\(1-epsilon\)/epsilon \(proof of Claim 3\.5\)"):
