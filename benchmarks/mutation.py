@@ -113,8 +113,18 @@ EQUIVALENT: dict[str, str] = {
         'x − U and x + U (mod k) have the same law for U uniform on {1, …, k−1}',
     'algorithms.realizable_to_agnostic.tables.draw_subset_counts: for j in range(cells.shape[-1] - 1): ⟶ for j in range(cells.shape[+1] - 1):':
         _2D,
-    'algorithms.realizable_to_agnostic.agnostic.Agnostic._run_counts: ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape) ⟶ ct = draw_subset_counts(sc.reshape(len(sc), -2), k, rng).reshape(sc.shape)':
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic._draw_t: return draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape) ⟶ return draw_subset_counts(sc.reshape(len(sc), -2), k, rng).reshape(sc.shape)':
         "numpy's reshape takes any negative size as the one unknown dimension",
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_iid: flat = law.reshape(-1) ⟶ flat = law.reshape(-2)':
+        "numpy's reshape takes any negative size as the one unknown dimension (numpy 2.4: "
+        "np.zeros((3, 2)).reshape(-2).shape == (6,))",
+    'algorithms.realizable_to_agnostic.empirical.WithReplacement.__post_init__: if f[1] > 1 or (math.exp(self.epsilon) + 1) * f[0] + self.delta > 1: ⟶ if f[1] > 2 or (math.exp(self.epsilon) + 1) * f[0] + self.delta > 1:':
+        "the first test never decides: f(m) = e^ε f(m−1) + δ ≤ (e^ε + 1) f(m−1) + δ, so f(m) > 1 "
+        "implies the second condition (> 1) already (f(m−1) ≥ δ > 0 for m ≥ 2 dwarfs rounding; "
+        "m = 1: f(1) = δ < 1)",
+    'algorithms.realizable_to_agnostic.tables.bounded_compositions: part = np.zeros(1, np.int64) ⟶ part = np.zeros(1, )':
+        "part (the running row sums, ≤ Σ caps) is only compared with total, never returned: "
+        "float64 holds these integers exactly",
     'algorithms.generalization.compiler.BootstrapCompiler.sample: if hasattr(self.mechanism, "sample_counts"): ⟶ if hasattr(self.mechanism, "SAMPLE_COUNTS"):':
         'skips the vectorised sample_counts path: the per-output path draws M(T) from the same law',
     'algorithms.generalization.mechanisms.laplace_majority_log_pmf: log1 = np.where(x <= 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x)))) ⟶ log1 = np.where(x < 0, half + np.minimum(x, 0), np.log1p(-0.5 * np.exp(-np.abs(x))))':
@@ -243,6 +253,36 @@ EQUIVALENT: dict[str, str] = {
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
 #: be ...", is part of the validation contract) but listed apart, with the same keys
 MESSAGE_ONLY: dict[str, str] = {
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("XXbug=\'first_k\' needs the dataset\'s order: use sample()XX")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.__post_init__: check_int(self.query, "query", minimum=0) ⟶ check_int(self.query, "XXqueryXX", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "BETA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.vote_rounds: a = check_probability(alpha, "alpha") ⟶ a = check_probability(alpha, "ALPHA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_delta(self.pac_delta, "pac_delta") ⟶ check_delta(self.pac_delta, "PAC_DELTA")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_choice(self.bug, "bug", COMPOSITE_BUGS) ⟶ check_choice(self.bug, None, COMPOSITE_BUGS)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_dataset: def as_dataset(data: Any, domain: int, *, name: str = "data") -> np.ndarray: ⟶ def as_dataset(data: Any, domain: int, *, name: str = "DATA") -> np.ndarray:':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_index_set: def as_index_set(index_set: Any, n: int, *, name: str = "index_set") -> np.ndarray: ⟶ def as_index_set(index_set: Any, n: int, *, name: str = "INDEX_SET") -> np.ndarray:':
+        _MSG,
+    'algorithms.realizable_to_agnostic.empirical.clamped_geometric: m = check_int(m, "m", minimum=0) ⟶ m = check_int(m, None, minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.tables.bounded_compositions: "for the exact pmf; use sample()") ⟶ "FOR THE EXACT PMF; USE SAMPLE()")':
+        _MSG,
+    'algorithms.realizable_to_agnostic.bounds.theorem36_bounds: n = check_int(n, "n", minimum=2) ⟶ n = check_int(n, "n", minimum=3)':
+        "n = 2 is refused either way: the original's εn ≥ 1 check (ε ≤ 1/3, so εn ≤ 2/3); only the message differs",
+    'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.sample: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, "SIZE", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.composite.Composite.__post_init__: check_choice(self.bug, "bug", COMPOSITE_BUGS) ⟶ check_choice(self.bug, "BUG", COMPOSITE_BUGS)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.agnostic_prediction.hits_law: r = check_int(r, "r", minimum=1) ⟶ r = check_int(r, "XXrXX", minimum=1)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.prediction.vote_probabilities: raise InvalidArgument(f"votes1 must hold integer vote counts in [0, r={r}]") ⟶ raise InvalidArgument(None)':
+        _MSG,
     'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample_queries: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, None, minimum=0)':
         _MSG,
     'algorithms.realizable_to_agnostic.bounds.lemma212_size: return math.ceil(6 * eps * check_int(m, "m", minimum=1) - 1e-9) ⟶ return math.ceil(6 * eps * check_int(m, "M", minimum=1) - 1e-9)':

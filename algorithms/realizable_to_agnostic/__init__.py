@@ -6,8 +6,8 @@ Modules
 core
     Count-level pieces of Algorithm 1 (prefix counts, score ``q``, labeling multiplicities).
 tables
-    The shared count-table laws behind every exact pmf (hypergeometric subsets, Poisson
-    sub-samples, multinomial draws with replacement) and the subset sampler.
+    The shared count-table laws behind every exact pmf (hypergeometric subsets, multinomial
+    draws with replacement) and the subset sampler.
 agnostic
     Algorithms 1–2 (``A_Relabel``, ``A_Agnostic``) with exact pmfs and vectorised samplers, the
     old baseline (``bug="baseline"``) and the buggy variants of the notes §7.
@@ -25,6 +25,10 @@ agnostic_prediction
     mechanism on ``T^h``, exact pmfs, vectorised samplers, B2/B13 mutants.
 bounds
     The paper's constants and those derived from its proofs.
+buggy
+    Variants with code of their own, kept out of the reference modules: Poisson sampling of
+    ``T`` (B12, ``PoissonAgnostic``) and Procedure P's positional partition (B13,
+    ``SortedPartitionP``, ``SortedPartitionPrediction``).
 
 Decisions on the notes' open points (``shared/research/seed-000.md`` §6) are written where the
 code makes them: §6.2, §6.3, §6.16, §6.17 in ``core``; §6.1 (order), §6.4 (ε is the internal ε;

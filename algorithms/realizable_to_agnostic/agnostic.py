@@ -67,7 +67,7 @@ from .core import (
     w_errors,
     x_counts,
 )
-from .tables import draw_subset_counts, poisson_tables, subset_tables
+from .tables import draw_subset_counts, subset_tables
 
 __all__ = [
     "BUGS",
@@ -82,9 +82,9 @@ __all__ = [
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
-BUGS = ("reference", "baseline", "release_h", "erm_base", "first_k", "half_sample",
+BUGS = ("reference", "baseline", "release_h", "first_k", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
-        "uses_t_labels", "floor_k", "poisson", "sign_error", "em_delta_n",
+        "uses_t_labels", "floor_k", "sign_error", "em_delta_n",
         "threshold_off_by_one", "em_delta_t", "em_scale_1_25", "base_eps_1_25", "k_plus_1")
 # issue 27 (subtle): base_eps_1_25 runs the base learner at 1.25ε_A; k_plus_1 draws
 # |I| = ⌈εn⌉ + 1 (at the tested k = 1 a 2x overspend of the subsampling rate)
@@ -245,7 +245,7 @@ class Agnostic:
     def sizes(self, n: int) -> tuple[int, int]:
         """``(k, |W|) = (⌈εn⌉, n − k)``; raises if ``εn < 1`` or ``W`` would be empty."""
         n = check_int(n, "n", minimum=2)
-        if self.epsilon * n < 1 - 1e-9 and self.bug not in ("floor_k", "poisson"):
+        if self.epsilon * n < 1 - 1e-9 and self.bug != "floor_k":
             raise InvalidArgument(f"epsilon*n={self.epsilon * n!r} must be >= 1 (Lemma 3.1)")
         k = subset_size(self.epsilon, n, bug=self.bug)
         if n - k < 1:
@@ -283,9 +283,6 @@ class Agnostic:
             lp1 = np.where(present, ea, 0.0) - np.logaddexp(ea, 0.0)
             lp = np.stack([np.log1p(-np.exp(lp1)), lp1], -1)
             return np.broadcast_to(lp[:, None, :], pl_a.shape + (2,))
-        if self.bug == "erm_base":             # B2: smallest consistent threshold, deterministic
-            first = np.argmax(pl[:, None, :] == pl_a[..., None], axis=-1)
-            return np.where(np.arange(self.domain + 1) == first[..., None], 0.0, -np.inf)
         return log_softmax(-ea * np.abs(pl_a[..., None] - pl[:, None, :]) / 2.0)
 
     def _cond_pmf(self, ct: np.ndarray, cw: np.ndarray, k: np.ndarray, w: np.ndarray,
@@ -309,7 +306,7 @@ class Agnostic:
         """Unnormalised law of A's output per row (``pl_a`` shape ``(B,)``) for the sampler:
         the EM learner's ``exp(−ε_A |P_a − P_b|/2)`` directly (its maximum is 1, at ``b = a``),
         otherwise ``exp`` of :meth:`_learner_logits`."""
-        if self.learner == "em" and self.bug not in ("erm_base", "base_eps5", "base_eps_1_25"):
+        if self.learner == "em" and self.bug not in ("base_eps5", "base_eps_1_25"):
             return np.exp(np.abs(pl_a[:, None] - pl) * (-self.learner_epsilon / 2.0))
         return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
 
@@ -331,8 +328,6 @@ class Agnostic:
         """Law of ``T``'s count table: ``(C, N, 2)`` tables with their probabilities (exact
         integers, :mod:`.tables`); ``first_k`` (B3) is the one order-dependent variant."""
         cs = counts(s, self.domain)
-        if self.bug == "poisson":              # B12: each index kept w.p. ε, |T| random
-            return poisson_tables(cs, self.epsilon)
         k, _ = self.sizes(s.shape[0])
         if self.bug == "first_k":
             return counts(s[:k], self.domain)[None], np.ones(1)
@@ -351,8 +346,7 @@ class Agnostic:
         ------
         InvalidArgument
             If ``index_set`` is not a collection of distinct integers ``0 ≤ i < n`` of the size
-            Algorithm 2 samples (``k`` of :meth:`sizes`; any size ``< n`` for ``poisson``,
-            whose ``|I|`` is random).
+            Algorithm 2 samples (``k`` of :meth:`sizes`).
         """
         s = as_dataset(data, self.domain)
         idx = self._index_set(index_set, s.shape[0])
@@ -364,11 +358,6 @@ class Agnostic:
         """``index_set`` as distinct in-range indices (:func:`.core.as_index_set`) of the size
         Algorithm 2 samples."""
         idx = as_index_set(index_set, n)
-        if self.bug == "poisson":              # B12: |I| random, W must stay non-empty
-            if idx.size >= n:
-                raise InvalidArgument(f"index_set has {idx.size} indices: W would be empty "
-                                      f"(n={n})")
-            return idx
         k, _ = self.sizes(n)
         if idx.size != k:
             raise InvalidArgument(f"index_set has {idx.size} indices, must have k={k} "
@@ -404,14 +393,16 @@ class Agnostic:
                                                                              np.ndarray]:
         """:meth:`run_counts` on a checked int64 table (``sample`` passes its own)."""
         n = x_counts(sc).sum(-1)
-        if self.bug == "poisson":
-            ct = rng.binomial(sc, self.epsilon)
-        else:
-            un, inv = np.unique(n, return_inverse=True)          # sizes once per distinct n
-            k = np.array([self.sizes(int(v))[0] for v in un], dtype=np.int64)[inv.reshape(-1)]
-            ct = draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
+        ct = self._draw_t(sc, n, rng)
         kk = x_counts(ct).sum(-1)
         return self._cond_sample(ct, sc - ct, kk, n - kk, sc, rng)
+
+    def _draw_t(self, sc: np.ndarray, n: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Count tables of ``T`` (a uniform size-``k`` subset of each dataset ``sc``, sizes
+        ``n``); the Poisson mutant of :mod:`.buggy` overrides it."""
+        un, inv = np.unique(n, return_inverse=True)              # sizes once per distinct n
+        k = np.array([self.sizes(int(v))[0] for v in un], dtype=np.int64)[inv.reshape(-1)]
+        return draw_subset_counts(sc.reshape(len(sc), -1), k, rng).reshape(sc.shape)
 
     def run_iid(self, cell_law: Any, n: int, size: int, rng: np.random.Generator) -> tuple[
             np.ndarray, np.ndarray]:
@@ -421,14 +412,14 @@ class Agnostic:
         ``I`` is independent of ``S``, so ``T = S_I`` and ``W = S_{[n]∖I}`` are independent
         i.i.d. samples of sizes ``k`` and ``n − k``: their count tables are drawn as two
         independent multinomials — the same joint law as :meth:`run_counts` on multinomial
-        datasets, without the ``2N − 1`` hypergeometric draws of ``T``. Not for ``first_k`` or
-        ``poisson`` (order / random ``|T|``).
+        datasets, without the ``2N − 1`` hypergeometric draws of ``T``. Not for ``first_k``
+        (order).
         """
         law = np.asarray(cell_law, dtype=float)
         if law.shape != (self.domain, 2) or (law < 0).any() or abs(law.sum() - 1) > 1e-9:
             raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, "
                                   f"got shape {law.shape} summing to {law.sum()!r}")
-        if self.bug in ("first_k", "poisson"):
+        if self.bug == "first_k":
             raise InvalidArgument(f"bug={self.bug!r} is not a fixed-size uniform subset: use "
                                   "run_counts() or sample()")
         k, w = self.sizes(n)
@@ -443,8 +434,7 @@ class Agnostic:
         s = as_dataset(data, self.domain)
         size = check_int(size, "size", minimum=0)
         if size == 0:
-            if self.bug != "poisson":
-                self.sizes(s.shape[0])
+            self.sizes(s.shape[0])
             return np.empty(0, dtype=np.int64)
         if self.bug == "first_k":
             ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])

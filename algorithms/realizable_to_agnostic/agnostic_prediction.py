@@ -12,9 +12,9 @@ Decisions (the paper leaves them open; notes §6):
 * **Partition** (§6.1, B13): a *uniformly random* partition of ``T^h`` — a uniform random
   permutation, portion ``i`` = positions ``[i n′, (i+1) n′)``. Random (not positional) so that
   Procedure P is symmetric in ``T^h`` and the swap coupling of Lemma 3.1 applies: one changed
-  record of ``T^h`` changes at most one portion. Made in :func:`_portion_thresholds` (sampler,
+  record of ``T^h`` changes at most one portion. Made in :func:`_portions` (sampler,
   portions drawn as successive uniform subsets of the remaining counts) and :func:`hits_law`
-  (exact law); the positional variant is the mutant ``sorted_partition``.
+  (exact law); the positional variant is the mutant ``sorted_partition`` (:mod:`.buggy`).
 * **Sizes** (§6.6): ``n′ = ⌊|T|/r⌋ = ⌊k/r⌋``; the ``k − r n′`` leftover points of the permuted
   ``T^h`` are *dropped* (not spread): Theorem 4.2's proof needs only ``|T| ≥ r n′``, and equal
   portions keep Lemma 4.1's "disjoint portions" literal.
@@ -51,7 +51,8 @@ Decisions (the paper leaves them open; notes §6):
 Mutants (notes §7 B2, B13): ``release_votes`` (outputs ``u``), ``bagging`` (overlapping
 portions: each a bootstrap sample of size ``k`` of ``T^h``), ``no_half`` (aggregator
 ``exp(ε_P u)``: 2-DP in ``T^h``), ``majority`` (deterministic majority ``1[2u ≥ r]``),
-``sorted_partition`` (positional blocks of ``T^h`` sorted by ``x``), ``repeat_query`` (one run,
+``sorted_partition`` (positional blocks of ``T^h`` sorted by ``x``; subclasses in
+:mod:`.buggy`), ``repeat_query`` (one run,
 :data:`REPEATS` answers at ``x`` with fresh aggregator coins, released as their sum — a sufficient
 statistic of the answer vector, so the privacy loss is that of the vector), ``sign_error``
 (Algorithm 1 maximises the score; a utility bug), ``few_portions`` (``r = ⌈6 ln(4/α)/3⌉``),
@@ -78,18 +79,16 @@ from dpcheck.errors import InvalidArgument
 
 from .agnostic import Agnostic, relabel_log_probs
 from .bounds import prediction_rounds
-from .core import as_count_tables, as_dataset, counts, prefix, sample_rows
+from .core import as_count_tables, as_dataset, counts, sample_rows
 from .tables import draw_subset_counts, subset_tables
 
 __all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
 PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
-             "sorted_partition",
              "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one",
              "threshold_off_by_one", "em_delta_t")
 #: The mutants that concern Procedure P itself (the others act on Algorithm 1 or on ``r``).
 P_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
-          "sorted_partition",
           "repeat_query")
 #: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
 _RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one", "threshold_off_by_one",
@@ -138,26 +137,21 @@ def hits_law(k: int, r: int, *, bug: str = "reference") -> np.ndarray:
     return out
 
 
-def _sorted_hits(lo: np.ndarray, hi: np.ndarray, k: int, r: int) -> np.ndarray:
-    """``sorted_partition``: blocks ``[i n′, (i+1) n′)``, ``i < r``, meeting positions
-    ``[lo, hi)`` of ``T^h`` sorted by ``x``."""
-    npr = max(k // r, 1)
-    first = lo // npr
-    last = np.minimum(-(-hi // npr) - 1, r - 1)
-    return np.where(hi > lo, np.maximum(last - first + 1, 0), 0)
+def _aggregator(u: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np.ndarray:
+    """``P[answer 1 | u]`` of the reconstructed aggregator: ``σ(ε(2u − r)/2)`` (prediction.py;
+    the mutants' exponent factors :data:`_AGG_FACTOR`; ``majority``: ``1[2u ≥ r]``)."""
+    if bug == "majority":                        # B2: deterministic, ties to 1
+        return (2 * u >= r).astype(float)
+    scale = epsilon * _AGG_FACTOR.get(bug, 1.0)
+    return 1.0 / (1.0 + np.exp(-scale * (2 * u - r) / 2.0))
 
 
 def _answer_law(u_law: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np.ndarray:
     """Output law from the vote-count law ``u_law[..., u]`` (``u ∈ 0..r``); aggregator
     ``P[1] = σ(ε(2u − r)/2)``."""
-    u = np.arange(r + 1)
     if bug == "release_votes":
         return u_law
-    if bug == "majority":                        # B2: deterministic, ties to 1
-        p1 = (2 * u >= r).astype(float)
-    else:
-        scale = epsilon * _AGG_FACTOR.get(bug, 1.0)
-        p1 = 1.0 / (1.0 + np.exp(-scale * (2 * u - r) / 2.0))
+    p1 = _aggregator(np.arange(r + 1), r, bug, epsilon)
     if bug == "repeat_query":
         j = np.arange(REPEATS + 1)
         comb = np.array([math.comb(REPEATS, i) for i in j], float)
@@ -166,27 +160,28 @@ def _answer_law(u_law: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np
     return np.stack([u_law @ (1 - p1), u_law @ p1], -1)
 
 
-def _portion_thresholds(cx: np.ndarray, a: np.ndarray, r: int, bug: str,
-                        rng: np.random.Generator) -> np.ndarray:
-    """Smallest consistent thresholds ``t_i`` of the ``r`` portions of ``T^h`` for a batch:
-    ``cx`` (B, N) counts of ``T_X``, ``a`` (B,) the relabel threshold → (B, r)."""
+def _portions(cx: np.ndarray, r: int, bug: str, rng: np.random.Generator) -> np.ndarray:
+    """Count tables over ``x`` of the ``r`` portions of ``T^h`` for a batch: ``cx`` (B, N)
+    counts of ``T_X`` → (B, r, N). A uniform random partition into portions of ``⌊k/r⌋``
+    (successive uniform subsets of the remaining counts; leftover dropped); ``bagging``: ``r``
+    bootstrap samples of size ``k``."""
     b, n_dom = cx.shape
     k = int(cx[0].sum())
     npr = k // r
     if bug == "bagging":
-        port = np.stack([rng.multinomial(k, cx / k) for _ in range(r)], 1)
-    elif bug == "sorted_partition":
-        c = prefix(cx)                                               # (B, N+1)
-        s = np.arange(r)[None, :, None] * npr
-        e = s + npr
-        port = np.maximum(0, np.minimum(c[:, None, 1:], e) - np.maximum(c[:, None, :-1], s))
-    else:
-        left = cx.copy()
-        port = np.zeros((b, r, n_dom), np.int64)
-        for i in range(r):
-            port[:, i] = draw_subset_counts(left, np.full(b, npr), rng)
-            left -= port[:, i]
-    x = np.arange(n_dom)
+        return np.stack([rng.multinomial(k, cx / k) for _ in range(r)], 1)
+    left = cx.copy()
+    port = np.zeros((b, r, n_dom), np.int64)
+    for i in range(r):
+        port[:, i] = draw_subset_counts(left, np.full(b, npr), rng)
+        left -= port[:, i]
+    return port
+
+
+def _portion_thresholds(port: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Smallest consistent thresholds ``t_i`` of the portions ``port`` (B, r, N) of ``T^h``,
+    ``a`` (B,) the relabel threshold (``T^h``'s labels are ``1[x ≥ a]``) → (B, r)."""
+    x = np.arange(port.shape[-1])
     zero = (port > 0) & (x[None, None, :] < a[:, None, None])       # label-0 points of T^h
     return ((x + 1)[None, None, :] * zero).max(-1)
 
@@ -232,15 +227,14 @@ class ProcedureP:
             raise InvalidArgument(f"n={s.shape[0]} must be >= rounds={self.rounds}")
         return c, s.shape[0]
 
+    def _portions(self, cx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The portions of a batch (:func:`_portions`; the ``sorted_partition`` mutant of
+        :mod:`.buggy` overrides it)."""
+        return _portions(cx, self.rounds, self.bug, rng)
+
     def _u_law(self, data: Any) -> np.ndarray:
+        """Law of the vote count ``u = r − hits(m)``, ``m`` = label-0 points at ``≥ x``."""
         c, k = self._split(data)
-        if self.bug == "sorted_partition":
-            # sorted by x, label-0 points come first; marked = label-0 at >= query
-            lo, hi = int(c[: self.query].sum()), int(c[:, 0].sum())
-            hits = int(_sorted_hits(np.array(lo), np.array(max(hi, lo)), k, self.rounds))
-            law = np.zeros(self.rounds + 1)
-            law[self.rounds - hits] = 1.0
-            return law
         m = int(c[self.query:, 0].sum())
         return hits_law(k, self.rounds, bug=self.bug)[m][::-1]
 
@@ -256,7 +250,7 @@ class ProcedureP:
         size = check_int(size, "size", minimum=0)
         cx = np.broadcast_to(c.sum(-1), (size, self.domain)).copy()
         a = np.full(size, int(c[:, 0].nonzero()[0].max()) + 1 if c[:, 0].any() else 0)
-        t = _portion_thresholds(cx, a, self.rounds, self.bug, rng)
+        t = _portion_thresholds(self._portions(cx, rng), a)
         u = (t <= self.query).sum(-1)
         return _draw_answers(u, self.rounds, self.bug, rng, self.epsilon)
 
@@ -265,10 +259,9 @@ def _draw_answers(u: np.ndarray, r: int, bug: str, rng: np.random.Generator,
                   epsilon: float = 1.0) -> np.ndarray:
     if bug == "release_votes":
         return u.astype(np.int64)
-    if bug == "majority":
-        return (2 * u >= r).astype(np.int64)
-    sc = epsilon * _AGG_FACTOR.get(bug, 1.0)
-    p1 = 1.0 / (1.0 + np.exp(-sc * (2 * u - r) / 2.0))
+    p1 = _aggregator(u, r, bug, epsilon)
+    if bug == "majority":                        # deterministic: no coin drawn
+        return p1.astype(np.int64)
     if bug == "repeat_query":
         return rng.binomial(REPEATS, p1).astype(np.int64)
     return (rng.random(u.shape) < p1).astype(np.int64)
@@ -329,6 +322,11 @@ class AgnosticPrediction:
     def _relabel_bug(self) -> str:
         return self.bug if self.bug in _RELABEL_BUGS else "reference"
 
+    def _portions(self, cx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The portions of ``T^h`` for a batch (:func:`_portions`; the ``sorted_partition``
+        mutant of :mod:`.buggy` overrides it)."""
+        return _portions(cx, self.rounds, self.bug, rng)
+
     def sizes(self, n: int) -> tuple[int, int]:
         """``(k, |W|)``; raises ``InvalidArgument`` if ``k < r`` (empty portions)."""
         k, w = self._algorithm2.sizes(n)
@@ -348,7 +346,6 @@ class AgnosticPrediction:
     def _vote_law(self, ct: np.ndarray, cs: np.ndarray, n: int) -> np.ndarray:
         """Law of the vote count ``u`` given ``T`` (one row per type table): (V, r+1)."""
         k, w = self.sizes(n)
-        r = self.rounds
         v = ct.shape[0]
         kk, ww = np.full(v, k), np.full(v, w)
         lt, p = relabel_log_probs(ct, np.broadcast_to(cs, ct.shape) - ct, kk, ww,
@@ -359,14 +356,16 @@ class AgnosticPrediction:
         x = self.query
         lo = p[:, x][:, None]
         hi = np.where(a[None, :] > x, p, lo)                           # label-0 positions [lo, hi)
-        u_law = np.zeros((v, r + 1))
-        if self.bug == "sorted_partition":
-            hits = _sorted_hits(np.broadcast_to(lo, hi.shape), hi, k, r)
-            np.add.at(u_law, (np.repeat(np.arange(v), a.size), (r - hits).ravel()), prob.ravel())
-            return u_law
-        law = hits_law(k, r, bug=self.bug)[:, ::-1]                    # (k+1, r+1) over u
-        m = hi - lo
-        return np.einsum("va,vau->vu", prob, law[m])
+        return self._votes_given_relabel(prob, lo, hi, k)
+
+    def _votes_given_relabel(self, prob: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                             k: int) -> np.ndarray:
+        """Vote-count law (V, r+1) from the relabel law ``prob`` (V, N+1) over ``a`` and the
+        positions ``[lo, hi)`` of the label-0 points at ``≥ x`` in ``T^h`` sorted by ``x``: the
+        random partition's :func:`hits_law` of ``m = hi − lo`` (the ``sorted_partition`` mutant
+        of :mod:`.buggy` overrides it)."""
+        law = hits_law(k, self.rounds, bug=self.bug)[:, ::-1]          # (k+1, r+1) over u
+        return np.einsum("va,vau->vu", prob, law[hi - lo])
 
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact output law ``Σ_T P[T] Σ_h P[h | T] P[answer | T^h]`` (type tables of ``T``
@@ -401,18 +400,13 @@ class AgnosticPrediction:
         lt, _ = relabel_log_probs(ct, sc - ct, np.full(b, k), np.full(b, w), sc,
                                   epsilon=self.epsilon, bug=self._relabel_bug)
         a = sample_rows(np.exp(lt), rng)
-        t = _portion_thresholds(ct.sum(-1), a, self.rounds, self.bug, rng)   # (B, r)
+        t = _portion_thresholds(self._portions(ct.sum(-1), rng), a)           # (B, r)
         return (t[:, :, None] <= np.arange(self.domain)[None, None, :]).sum(1)
 
     def answer_probabilities(self, sc: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """``P[A(S, x) = 1 | run]`` for every ``x``, one run per dataset (B, N): the aggregator
         coin integrated exactly (``majority``: 0/1)."""
-        u = self.run_votes(sc, rng).astype(float)
-        r = self.rounds
-        if self.bug == "majority":
-            return (2 * u >= r).astype(float)
-        sc_ = _AGG_FACTOR.get(self.bug, 1.0)
-        return 1.0 / (1.0 + np.exp(-sc_ * (2 * u - r) / 2.0))
+        return _aggregator(self.run_votes(sc, rng), self.rounds, self.bug)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. answers to the query (each a fresh run; vectorised)."""

@@ -8,7 +8,8 @@ sets or draw sequences:
   ``Pr[cT = t] = Π_j C(c_j, t_j) / C(n, k)`` over the occupied cells ``j`` of ``S``
   (:func:`subset_tables`; used by :mod:`.agnostic`, :mod:`.composite`,
   :mod:`.agnostic_prediction`); its sampler counterpart is :func:`draw_subset_counts`;
-* Poisson sampling (bug B12): independent ``Binomial(c_j, ε)`` cells (:func:`poisson_tables`);
+* Poisson sampling (bug B12): independent ``Binomial(c_j, ε)`` cells (``poisson_tables`` of
+  :mod:`.buggy`, built from this module's helpers);
 * ``m`` draws with replacement (Procedure E, Lemmas 2.12/2.13): multinomial over the cells
   (:func:`compositions`, :func:`multinomial_log_pmf`; used by :mod:`.empirical`,
   :mod:`.composite`).
@@ -34,7 +35,7 @@ from dpcheck.validation import check_int
 from dpcheck.errors import InvalidArgument
 
 __all__ = ["MAX_TABLES", "bounded_compositions", "compositions", "draw_subset_counts",
-           "multinomial_log_pmf", "poisson_tables", "subset_tables"]
+           "multinomial_log_pmf", "subset_tables"]
 
 #: Largest number of count tables an exact pmf enumerates (default ``limit``).
 MAX_TABLES = 2_000_000
@@ -128,21 +129,6 @@ def subset_tables(cs: np.ndarray, k: int, *, limit: int = MAX_TABLES) -> tuple[n
     else:
         prob = np.exp(_comb_columns(caps, rows, log=True).sum(1) - math.log(den))
     return _scatter(cells, rows, np.shape(cs)), prob
-
-
-def poisson_tables(cs: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """Count tables of a Poisson sub-sample (each record kept independently w.p. ``rate``),
-    conditioned on ``W`` being non-empty (``|T| < n``), with their probabilities."""
-    flat = np.asarray(cs).reshape(-1)
-    cells = np.flatnonzero(flat)
-    caps = flat[cells].tolist()
-    rows = bounded_compositions(flat[cells])
-    n, kk = sum(caps), rows.sum(1)
-    logc = _comb_columns(caps, rows, log=True).sum(1)
-    logp = logc + kk * math.log(rate) + (n - kk) * math.log1p(-rate)
-    keep = kk < n
-    p = np.exp(logp[keep] - logp[keep].max())
-    return _scatter(cells, rows[keep], np.shape(cs)), p / p.sum()
 
 
 def draw_subset_counts(cells: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:

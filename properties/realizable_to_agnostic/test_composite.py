@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from algorithms.beside import load_beside
-from algorithms.realizable_to_agnostic.bounds import theorem36_bounds
+from algorithms.realizable_to_agnostic.bounds import lemma31_delta, theorem36_bounds
 from algorithms.realizable_to_agnostic.composite import Composite
 from algorithms.realizable_to_agnostic.testbeds import (
     UTILITY_TRIALS,
@@ -92,6 +92,14 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
         theorem36_bounds(18, 1 / 3, 0, 1 / 3, 1e-3)
     with pytest.raises(InvalidArgument, match=r"^pac_epsilon=-1\.0 must be"):
         Composite(6, 1 / 3, 3, pac_epsilon=-1.0)
+    with pytest.raises(InvalidArgument, match=r"^pac_delta=1\.5 must be in \[0, 1\)"):
+        Composite(6, 1 / 3, 3, pac_epsilon=1 / 3, pac_delta=1.5)
+    with pytest.raises(InvalidArgument, match=r"^epsilon\*n=0\.5 must be >= 1 \(Lemma 3\.1\)"):
+        theorem36_bounds(5, 0.1, 1, 1 / 3, 1e-3)                 # Algorithm 2's |T| ≥ 1
+    with pytest.raises(InvalidArgument, match=r"^delta=inf must be >= 0 and finite"):
+        lemma31_delta(40, 1, math.inf)                           # δ_A a finite δ
+    # Lemma 3.1's derived δ = 4e(k/n)δ_A covers its whole range 1 ≤ k < n, down to n = 2
+    assert lemma31_delta(2, 1, 1e-3) == pytest.approx(4 * math.e * 1e-3 / 2, rel=1e-12)
 
 
 
@@ -161,6 +169,15 @@ def test_composite_tight(variant: str, dp_audit: Any, dp_record: Any,
                                     "epsilon_lower": r.epsilon_lower, "tight_delta_A": sup_a,
                                     "derived_delta_A": d_a, **deltas})
     if variant == "reference":
+        # Theorem 3.6's hypothesis "A_PAC is (ε_p, δ_p)-DP" for the chain base: accepted up to
+        # its boundary δ* = 1/((e^ε_p + 1) f₁(m − 1) + 1), f₁(c) = (e^{ε_p c} − 1)/(e^ε_p − 1)
+        # (the complement event's condition, test_lemmas.chain_boundary_delta), refused beyond
+        d_star = 1 / ((math.exp(1 / 3) + 1) * math.expm1(2 / 3) / math.expm1(1 / 3) + 1)
+        Composite(6, 1 / 3, 3, pac_epsilon=1 / 3, pac_delta=d_star * (1 - 1e-9), base="chain")
+        with pytest.raises(InvalidArgument, match=r"^base='chain' is not \(pac_epsilon, "
+                                                  r"pac_delta\)-DP at m=3"):
+            Composite(6, 1 / 3, 3, pac_epsilon=1 / 3, pac_delta=d_star * (1 + 1e-6),
+                      base="chain")
         # budget factor f on ε_p of the cell_rr base, from the independent law of the drawn
         # point (the code refuses ε_p > 1): RR at fε_p on 1[point = (3, 0)]
         pg = [_IND.drawn_point_law(d, eps, 6).get((3, 0), 0.0) for d in (s, sp)]

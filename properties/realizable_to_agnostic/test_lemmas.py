@@ -72,8 +72,16 @@ def test_lemma_3_3(variant: str, d: int, alpha: float, beta: float, extra: float
     """n ≥ (2d ln(2/α) + 2 ln(1/β))/α ⇒ nα ≥ d ln(en/d) + ln(1/β), checked in 60-digit
     decimal arithmetic at n = threshold·(1 + extra/100). Mutant no_two drops both factors 2."""
     n = lemma33_size(d, alpha, beta) * (1 + extra / 100)
+    # the code's threshold is the printed one (a larger constant would still satisfy the lemma)
+    assert n == pytest.approx((2 * d * math.log(2 / alpha) + 2 * math.log(1 / beta)) / alpha
+                              * (1 + extra / 100), rel=1e-12)
     with pytest.raises(InvalidArgument, match=r"^d=0 must be >= 1"):   # hypothesis d ≥ 1
         lemma33_size(0, alpha, beta)
+    with pytest.raises(InvalidArgument, match=r"^beta=1\.0 must be in \(0, 1\)"):  # β ∈ (0, 1)
+        lemma33_size(d, alpha, 1.0)
+    # the conclusion's check is exact: at d = 1, α = β = 1/2, n = 2 (below the threshold)
+    # nα = 1 < d ln(en/d) + ln(1/β) = 1 + 2 ln 2
+    assert not lemma33_holds(1, 0.5, 0.5, 2.0)
     if variant == "no_two":
         n = n / 2
     assert lemma33_holds(d, alpha, beta, n)
@@ -154,6 +162,15 @@ def tight_delta(eps: float, delta: float, m: int, n: int, target: float) -> floa
     return -res.fun * delta
 
 
+def chain_boundary_delta(eps: float, m: int) -> float:
+    """The largest δ for which the chain base ``f(c) = δ(e^{εc} − 1)/(e^ε − 1)`` on ``c ≤ m``
+    drawn hits is (ε, δ)-DP: ``f(c) = e^ε f(c − 1) + δ`` makes the event {1} tight everywhere,
+    and the complement {0} between ``m − 1`` and ``m`` needs ``1 − f(m−1) ≤ e^ε(1 − f(m)) + δ``
+    ⟺ ``(e^ε + 1) f(m − 1) + δ ≤ 1`` (then ``f(m) ≤ 1`` too); solved for δ."""
+    g = math.expm1(eps * (m - 1)) / math.expm1(eps)
+    return 1 / ((math.exp(eps) + 1) * g + 1)
+
+
 def chain_delta(eps: float, delta: float, m: int, n: int) -> float:
     """δ·(E[e^{εK}] − 1)/(e^ε − 1), K ~ Bin(m, 1/n): the group-privacy chain base's δ_M at any
     ε′ at which its S′ side never fires (it does not: f(0, ·) = 0) — closed form,
@@ -231,6 +248,17 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
     chain = WithReplacement(5, f_eps * eps, m + extra, delta=f_delta * delta, base="chain",
                             bug=bug)
     s, sp = _unique_pair(n)
+    if variant == "reference":
+        # Procedure E's law from its definition: K ~ Bin(m, 1/n) draws hit the unique record
+        # (x = 0), RR on 1[K > 0] w.p. 1 − δ, the leak code n_base + K w.p. δ (S′: K = 0)
+        hit = math.exp(eps) / (1 + math.exp(eps))
+        pk = [math.comb(m, j) * (1 / n) ** j * (1 - 1 / n) ** (m - j) for j in range(m + 1)]
+        want = {0: (1 - delta) * ((1 - pk[0]) * (1 - hit) + pk[0] * hit),
+                1: (1 - delta) * ((1 - pk[0]) * hit + pk[0] * (1 - hit))}
+        want.update({mech.n_base + j: delta * pk[j] for j in range(m + 1)})
+        got = mech.pmf(s)
+        assert got.keys() == want.keys()
+        assert all(got[o] == pytest.approx(want[o], rel=1e-12) for o in want)
     exact = privacy_loss(mech.pmf(s), mech.pmf(sp))
     exact_chain = privacy_loss(chain.pmf(s), chain.pmf(sp)).delta(e_b)
     from dpcheck import ApproxDP
@@ -254,6 +282,17 @@ def test_with_replacement_wrapper(variant: str, dp_audit: Any, dp_record: Any,
         # the δ-leak
         em = WithReplacement(5, eps, m, delta=delta, base="em")
         assert privacy_loss(em.pmf(s), em.pmf(sp)).delta(e_b) <= tight * (1 + RTOL)
+        # the lemma's hypothesis "A is (ε, δ)-DP" for the extremal base: accepted exactly up to
+        # its boundary δ*, where its complement event is tight, refused beyond it
+        d_star = chain_boundary_delta(eps, m)
+        at = WithReplacement(5, eps, m, delta=d_star * (1 - 1e-9), base="chain")
+        laws = at.base_law(np.array([[[c, 0]] + [[0, 0]] * 4 for c in range(m + 1)]))
+        worst_base = max(privacy_loss(dict(enumerate(laws[c + j])),
+                                      dict(enumerate(laws[c + 1 - j]))).delta(eps)
+                         for c in range(m) for j in (0, 1))
+        assert worst_base == pytest.approx(d_star, rel=1e-6)
+        with pytest.raises(InvalidArgument, match=r"^base='chain' is not \(epsilon, delta\)-DP"):
+            WithReplacement(5, eps, m, delta=d_star * (1 + 1e-6), base="chain")
     assert r.violation or exact.delta(e_b) <= d_b + 1e-12
     # tight: the LP supremum over all (ε, δ)-DP bases (slack 1.000 chain, 0.909 RR)
     assert r.violation or exact_chain <= tight * (1 + RTOL), \
@@ -364,5 +403,14 @@ def test_vote_aggregator_error(variant: str, dp_record: Any) -> None:
             assert np.all(np.abs(g - 32) / 64 <= alpha / 4)
             err = aggregate_error(g, 32, px, eps)
             worst = max(worst, err / alpha)
+        # exact values the construction fixes (thresholds h_g(x) = 1[x ≥ g]): all g_i = t*
+        # vote 1 exactly at x ≥ t*, so every x is wrong w.p. σ(−εr/2); all g_i = t* + ρ add
+        # the ρ points in [t*, t* + ρ) wrong w.p. 1 − σ(−εr/2)
+        sig = 1 / (1 + math.exp(eps * r / 2))
+        assert aggregate_error(np.full(r, 32), 32, px, eps) == pytest.approx(sig, rel=1e-12)
+        assert aggregate_error(np.full(r, 32 + rad), 32, px, eps) == pytest.approx(
+            (rad * (1 - sig) + (64 - rad) * sig) / 64, rel=1e-12)
+    with pytest.raises(InvalidArgument, match=r"^alpha=1\.5 must be in"):    # α a probability
+        vote_rounds(1.5, 1.0)
     dp_record("lemma_4_1", {"worst_err_over_alpha": worst})
     assert worst <= 1.0

@@ -24,7 +24,12 @@ from algorithms.beside import load_beside
 from algorithms.mechanisms.selection import ExponentialMechanism
 from algorithms.realizable_to_agnostic.agnostic import Agnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
-from algorithms.realizable_to_agnostic.bounds import CLAIM35_EPSILON, lemma31_epsilon
+from algorithms.realizable_to_agnostic.bounds import (
+    CLAIM35_EPSILON,
+    claim35_delta,
+    lemma31_epsilon,
+)
+from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic
 from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
 from dpcheck.errors import InvalidArgument
@@ -123,6 +128,13 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
             Agnostic(6, 0.5)
         with pytest.raises(InvalidArgument, match=r"^learner_epsilon=1\.5 must be <= 1"):
             Agnostic(6, 1 / 40, learner="rr", learner_epsilon=1.5)
+        # the derived bound is claimed only under the proof's hypotheses ε ≤ 1/3 and
+        # |T| = k ≥ εn (for |W|/|T| ≤ (1 − ε)/ε)
+        with pytest.raises(InvalidArgument, match=r"^epsilon=0\.5 must be <= 1/3 \(Lemma 3\.1\)"):
+            lemma31_epsilon(40, 0.5, 20)
+        with pytest.raises(InvalidArgument, match=r"^k=1 must be >= epsilon\*n=2\.0 "
+                                                  r"\(Lemma 3\.1: \|T\| >= εn\)"):
+            lemma31_epsilon(40, 1 / 20, 1)
     assert caught or all(e <= b + TOL for e, b in worst)
 
 
@@ -194,7 +206,7 @@ def test_agnostic_with_em_learner_is_private(variant: str, dp_audit: Any,
     s = np.array([[4, 1]] + [[1, 0]] * 5 + [[5, 1]] * 6)
     sp = s.copy()
     sp[0] = [1, 0]
-    mech = Agnostic(6, 1 / 6, bug=variant)
+    mech = ErmBaseAgnostic(6, 1 / 6) if variant == "erm_base" else Agnostic(6, 1 / 6, bug=variant)
     bound = lemma31_epsilon(12, 1 / 6, 2)
     exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon
     r = dp_audit(mech, s, sp, PureDP(bound), samples=200_000, relation=Replace())
@@ -432,6 +444,12 @@ def test_auxiliary_is_private_in_u(variant: str, dp_audit: Any, dp_record: Any,
                             "epsilon_lower": r.epsilon_lower, "max_loss_over_tight": tightest[0],
                             "pairs_over_tight": len(over), "support_ok": support_ok})
     if variant == "reference":
+        # Claim 3.5's printed δ: 4eδ (the (2 + 2 ln 2, 4eδ) statement; δ = 0 here)
+        assert claim35_delta(0.01) == pytest.approx(4 * math.e * 0.01, rel=1e-12)
+        # the proof's hypothesis |W|/|T| ≤ (1 − ε)/ε (met with equality here) is enforced
+        with pytest.raises(InvalidArgument, match=r"^\|W\|/\|T\|=37/4 must be <= "
+                                                  r"\(1-epsilon\)/epsilon \(proof of Claim 3\.5\)"):
+            Auxiliary(CLAIM35_N, CLAIM35_EPS, v, np.r_[w, w[:1]]).pmf(pair[0])
         u, up, j = tightest[1]
         b = claim35_bound(parts[_key(u)], parts[_key(up)], np.delete(np.r_[u, v], j, 0)[:, 0])
         lo, hi = 1.0, 2.0                  # budget factor on (ε, ε_A) at the tightest pair

@@ -16,6 +16,7 @@ from algorithms.realizable_to_agnostic.agnostic_prediction import (
     ProcedureP,
     hits_law,
 )
+from algorithms.realizable_to_agnostic.buggy import SortedPartitionP, SortedPartitionPrediction
 from dpcheck.errors import InvalidArgument
 
 
@@ -43,19 +44,30 @@ def test_hits_law_bagging_rows_sum_to_one() -> None:
     assert law[0, 0] == 1.0
 
 
-@pytest.mark.parametrize("bug", PRED_BUGS)
+@pytest.mark.parametrize("bug", PRED_BUGS + ("sorted_partition",))
 def test_sampler_matches_pmf(bug: str) -> None:
     rng = np.random.default_rng(3)
     s = _data(rng, 40, 5)                       # k = 14, r = 11 portions of 1, 3 dropped
     s[:, 0] = np.minimum(s[:, 0], 3)            # 8 distinct cells keep the pmf fast
-    _assert_sampler_matches_pmf(AgnosticPrediction(5, 1 / 3, 0.7, query=2, bug=bug), s, seed=4)
+    mech = (SortedPartitionPrediction(5, 1 / 3, 0.7, query=2) if bug == "sorted_partition" else
+            AgnosticPrediction(5, 1 / 3, 0.7, query=2, bug=bug))
+    _assert_sampler_matches_pmf(mech, s, seed=4)
 
 
 @pytest.mark.parametrize("bug", ["reference", "no_half", "release_votes", "majority", "bagging",
                                  "sorted_partition", "repeat_query"])
 def test_procedure_p_sampler_matches_pmf(bug: str) -> None:
     s = np.array([[0, 0]] * 3 + [[1, 0]] * 2 + [[2, 1]] * 4 + [[4, 1]] * 3)
-    _assert_sampler_matches_pmf(ProcedureP(5, 5, 1, bug=bug), s, seed=5)
+    mech = SortedPartitionP(5, 5, 1) if bug == "sorted_partition" else ProcedureP(5, 5, 1, bug=bug)
+    _assert_sampler_matches_pmf(mech, s, seed=5)
+
+
+def test_sorted_partition_variants_refuse_other_bugs() -> None:
+    """The B13 subclasses are the ``sorted_partition`` mutant themselves."""
+    with pytest.raises(InvalidArgument, match="bug='bagging' must be 'reference'"):
+        SortedPartitionP(5, 5, 1, bug="bagging")
+    with pytest.raises(InvalidArgument, match="bug='majority' must be 'reference'"):
+        SortedPartitionPrediction(5, 1 / 3, 0.7, bug="majority")
 
 
 def _assert_sampler_matches_pmf(mech: object, s: np.ndarray, *, seed: int) -> None:

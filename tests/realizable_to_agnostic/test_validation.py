@@ -15,6 +15,7 @@ from algorithms.realizable_to_agnostic import bounds
 from algorithms.realizable_to_agnostic.agnostic import Agnostic, subset_size
 from algorithms.realizable_to_agnostic.agnostic_prediction import AgnosticPrediction
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
+from algorithms.realizable_to_agnostic.buggy import PoissonAgnostic
 from algorithms.realizable_to_agnostic.composite import Composite
 from algorithms.realizable_to_agnostic.core import as_dataset
 from algorithms.realizable_to_agnostic.empirical import (
@@ -255,9 +256,12 @@ def test_conditional_accepts_index_types_and_mutant_sizes() -> None:
         assert mech.conditional(S, idx) == want
     for bug, eps, idx in (("poisson", 1 / 3, []), ("poisson", 1 / 3, [0, 1, 2, 3, 4]),
                           ("floor_k", 0.1, []), ("half_sample", 0.5, [0, 1, 2])):
-        assert abs(sum(Agnostic(4, eps, bug=bug).conditional(S, idx).values()) - 1) < 1e-9
+        mech = PoissonAgnostic(4, eps) if bug == "poisson" else Agnostic(4, eps, bug=bug)
+        assert abs(sum(mech.conditional(S, idx).values()) - 1) < 1e-9
     with pytest.raises(InvalidArgument, match="W would be empty"):
-        Agnostic(4, 1 / 3, bug="poisson").conditional(S, range(6))
+        PoissonAgnostic(4, 1 / 3).conditional(S, range(6))
+    with pytest.raises(InvalidArgument, match="bug='floor_k' must be 'reference'"):
+        PoissonAgnostic(4, 1 / 3, bug="floor_k")
     with pytest.raises(InvalidArgument, match="must have k=3"):
         Agnostic(4, 0.5, bug="half_sample").conditional(S, [0, 1])
 
