@@ -33,6 +33,7 @@ from algorithms.realizable_to_agnostic.testbeds import (
     utility_law,
 )
 from dpcheck import PureDP, Replace
+from dpcheck.core.sampler_check import check_sampler
 from dpcheck.errors import InvalidArgument
 from dpcheck.exact import privacy_loss
 
@@ -88,6 +89,32 @@ def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any,
                        basis="exact pmf, worst of the two realizable pairs / ε; overspend by "
                              "bisection on the aggregator's budget at that pair")
     assert r.violation or max(losses) <= eps + TOL
+
+
+#: Two inputs T^h with no label-0 point (all labels 1: the smallest consistent threshold of every
+#: portion is 0, so every portion votes 1 at query 0 and u = r = 9). Lemma 4.1's Procedure P
+#: takes any realizable T^h, this one included; points at x = 0 are where a relabel threshold
+#: other than 0 would mark label-1 points as label 0.
+P_ALL_ONE = [_data([(0, 1, 4), (2, 1, 4)], (4, 1)), _data([(0, 1, 8)], (0, 1))]
+
+
+@pytest.mark.claim(paper="000", ref="Lemma 4.1", kind="privacy")
+def test_procedure_p_sampler_without_label_zero(dp_rng: Any) -> None:
+    """Lemma 4.1's Procedure P on a T^h with no label-0 point: the exact law is the bit with
+    P[1] = σ(εr/2) (every one of the r = 9 portions is consistent with threshold 0, so u = r),
+    and the sampler must draw from it. Exact pmf checked against its closed form; 2 000
+    outputs per input against the pmf (Pearson χ², Bonferroni over the two inputs, flagged at
+    SAMPLER_ALPHA = 1e-3)."""
+    eps, r = 1.0, 9
+    mech = ProcedureP(5, r, 0, epsilon=eps)
+    p1 = 1.0 / (1.0 + math.exp(-eps * r / 2))
+    for s in P_ALL_ONE:
+        law = mech.pmf(s)
+        assert law[1] == pytest.approx(p1, abs=TOL) and law[0] == pytest.approx(1 - p1, abs=TOL)
+    s, sp = P_ALL_ONE
+    check = check_sampler(mech.sample(s, 2_000, dp_rng), mech.pmf(s),
+                          mech.sample(sp, 2_000, dp_rng), mech.pmf(sp))
+    assert not check.mismatch, check.describe()
 
 
 # ----------------------------------------------------------------------------- Theorem 4.2
