@@ -253,8 +253,6 @@ EQUIVALENT: dict[str, str] = {
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
 #: be ...", is part of the validation contract) but listed apart, with the same keys
 MESSAGE_ONLY: dict[str, str] = {
-    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("XXbug=\'first_k\' needs the dataset\'s order: use sample()XX")':
-        _MSG,
     'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.__post_init__: check_int(self.query, "query", minimum=0) ⟶ check_int(self.query, "XXqueryXX", minimum=0)':
         _MSG,
     'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "BETA")':
@@ -286,8 +284,6 @@ MESSAGE_ONLY: dict[str, str] = {
     'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample_queries: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, None, minimum=0)':
         _MSG,
     'algorithms.realizable_to_agnostic.bounds.lemma212_size: return math.ceil(6 * eps * check_int(m, "m", minimum=1) - 1e-9) ⟶ return math.ceil(6 * eps * check_int(m, "M", minimum=1) - 1e-9)':
-        _MSG,
-    'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_counts: raise InvalidArgument("bug=\'first_k\' needs the dataset\'s order: use sample()") ⟶ raise InvalidArgument("BUG=\'FIRST_K\' NEEDS THE DATASET\'S ORDER: USE SAMPLE()")':
         _MSG,
     'algorithms.realizable_to_agnostic.agnostic.Agnostic.run_iid: raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, " ⏎ f"got shape {law.shape} summing to {law.sum()!r}") ⟶ raise InvalidArgument(None)':
         _MSG,

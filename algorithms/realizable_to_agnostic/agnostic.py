@@ -82,7 +82,7 @@ __all__ = [
 
 LEARNERS = ("em", "rr")
 #: Buggy variants (notes §7) and the old baseline (``"baseline"``, a correct control).
-BUGS = ("reference", "baseline", "release_h", "first_k", "half_sample",
+BUGS = ("reference", "baseline", "release_h", "half_sample",
         "em_eps_one", "em_no_half", "naive_score", "relabel_all", "base_eps5", "h_from_s",
         "uses_t_labels", "floor_k", "sign_error", "em_delta_n",
         "threshold_off_by_one", "em_delta_t", "em_scale_1_25", "base_eps_1_25", "k_plus_1")
@@ -326,11 +326,10 @@ class Agnostic:
     # ------------------------------------------------------------------ index sets
     def _tables(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Law of ``T``'s count table: ``(C, N, 2)`` tables with their probabilities (exact
-        integers, :mod:`.tables`); ``first_k`` (B3) is the one order-dependent variant."""
+        integers, :mod:`.tables`); the order-dependent ``first_k`` mutant (B3) of :mod:`.buggy`
+        overrides it."""
         cs = counts(s, self.domain)
         k, _ = self.sizes(s.shape[0])
-        if self.bug == "first_k":
-            return counts(s[:k], self.domain)[None], np.ones(1)
         return subset_tables(cs, k)
 
     def _batch(self, s: np.ndarray, ct: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -375,18 +374,14 @@ class Agnostic:
     def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
                                                                            np.ndarray]:
         """Run on a batch of datasets given as count tables ``sc`` (shape ``(B, N, 2)``, sizes
-        may differ), one run each: ``(relabel representative, output code)``. Not for
-        ``first_k``.
+        may differ), one run each: ``(relabel representative, output code)``.
 
         Raises
         ------
         InvalidArgument
             If ``sc`` is not a non-empty ``(B, domain, 2)`` table of integer counts ``≥ 0``
-            (:func:`.core.as_count_tables`), a size ``n`` fails :meth:`sizes`, or
-            ``bug="first_k"``.
+            (:func:`.core.as_count_tables`) or a size ``n`` fails :meth:`sizes`.
         """
-        if self.bug == "first_k":
-            raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
         return self._run_counts(as_count_tables(sc, self.domain), rng)
 
     def _run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
@@ -412,16 +407,12 @@ class Agnostic:
         ``I`` is independent of ``S``, so ``T = S_I`` and ``W = S_{[n]∖I}`` are independent
         i.i.d. samples of sizes ``k`` and ``n − k``: their count tables are drawn as two
         independent multinomials — the same joint law as :meth:`run_counts` on multinomial
-        datasets, without the ``2N − 1`` hypergeometric draws of ``T``. Not for ``first_k``
-        (order).
+        datasets, without the ``2N − 1`` hypergeometric draws of ``T``.
         """
         law = np.asarray(cell_law, dtype=float)
         if law.shape != (self.domain, 2) or (law < 0).any() or abs(law.sum() - 1) > 1e-9:
             raise InvalidArgument(f"cell_law must be a ({self.domain}, 2) probability table, "
                                   f"got shape {law.shape} summing to {law.sum()!r}")
-        if self.bug == "first_k":
-            raise InvalidArgument(f"bug={self.bug!r} is not a fixed-size uniform subset: use "
-                                  "run_counts() or sample()")
         k, w = self.sizes(n)
         size = check_int(size, "size", minimum=1)
         flat = law.reshape(-1)
@@ -436,10 +427,5 @@ class Agnostic:
         if size == 0:
             self.sizes(s.shape[0])
             return np.empty(0, dtype=np.int64)
-        if self.bug == "first_k":
-            ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
-            rep = np.repeat
-            return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
-                                     rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         return self._run_counts(sc, rng)[1].astype(np.int64)

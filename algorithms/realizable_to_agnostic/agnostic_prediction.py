@@ -48,8 +48,8 @@ Decisions (the paper leaves them open; notes §6):
   what the utility check's size uses (``properties/realizable_to_agnostic/test_prediction.py``,
   explicit constants derived there); the algorithm itself enforces only the ranges above.
 
-Mutants (notes §7 B2, B13): ``release_votes`` (outputs ``u``), ``bagging`` (overlapping
-portions: each a bootstrap sample of size ``k`` of ``T^h``), ``no_half`` (aggregator
+Mutants (notes §7 B2, B13): ``release_votes`` (outputs ``u``; subclasses in :mod:`.buggy`),
+``bagging`` (overlapping portions: each a bootstrap sample of size ``k`` of ``T^h``), ``no_half`` (aggregator
 ``exp(ε_P u)``: 2-DP in ``T^h``), ``majority`` (deterministic majority ``1[2u ≥ r]``),
 ``sorted_partition`` (positional blocks of ``T^h`` sorted by ``x``; subclasses in
 :mod:`.buggy`), ``repeat_query`` (one run,
@@ -84,11 +84,11 @@ from .tables import draw_subset_counts, subset_tables
 
 __all__ = ["PRED_BUGS", "P_BUGS", "REPEATS", "AgnosticPrediction", "ProcedureP", "hits_law"]
 
-PRED_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
+PRED_BUGS = ("reference", "bagging", "no_half", "scale_1_25", "majority",
              "repeat_query", "sign_error", "few_portions", "uses_t_labels", "em_eps_one",
              "threshold_off_by_one", "em_delta_t")
 #: The mutants that concern Procedure P itself (the others act on Algorithm 1 or on ``r``).
-P_BUGS = ("reference", "release_votes", "bagging", "no_half", "scale_1_25", "majority",
+P_BUGS = ("reference", "bagging", "no_half", "scale_1_25", "majority",
           "repeat_query")
 #: Mutants of Algorithm 1 inside ``A_AgnPred`` (agnostic.py's variants of the same name).
 _RELABEL_BUGS = ("sign_error", "uses_t_labels", "em_eps_one", "threshold_off_by_one",
@@ -149,8 +149,6 @@ def _aggregator(u: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np.nda
 def _answer_law(u_law: np.ndarray, r: int, bug: str, epsilon: float = 1.0) -> np.ndarray:
     """Output law from the vote-count law ``u_law[..., u]`` (``u ∈ 0..r``); aggregator
     ``P[1] = σ(ε(2u − r)/2)``."""
-    if bug == "release_votes":
-        return u_law
     p1 = _aggregator(np.arange(r + 1), r, bug, epsilon)
     if bug == "repeat_query":
         j = np.arange(REPEATS + 1)
@@ -241,8 +239,18 @@ class ProcedureP:
     def pmf(self, data: Any) -> dict[int, float]:
         """Exact output law (bit; vote count for ``release_votes``; sum of answers for
         ``repeat_query``)."""
-        law = _answer_law(self._u_law(data), self.rounds, self.bug, self.epsilon)
+        law = self._answer_law(self._u_law(data))
         return {i: float(v) for i, v in enumerate(law) if v > 0}
+
+    def _answer_law(self, u_law: np.ndarray) -> np.ndarray:
+        """Output law from the vote-count law (:func:`_answer_law`; the ``release_votes``
+        mutant of :mod:`.buggy` overrides it)."""
+        return _answer_law(u_law, self.rounds, self.bug, self.epsilon)
+
+    def _answers(self, u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Answers drawn from vote counts ``u`` (:func:`_draw_answers`; the ``release_votes``
+        mutant of :mod:`.buggy` overrides it)."""
+        return _draw_answers(u, self.rounds, self.bug, rng, self.epsilon)
 
     def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. outputs (vectorised: partitions drawn as portion counts)."""
@@ -252,13 +260,11 @@ class ProcedureP:
         a = np.full(size, int(c[:, 0].nonzero()[0].max()) + 1 if c[:, 0].any() else 0)
         t = _portion_thresholds(self._portions(cx, rng), a)
         u = (t <= self.query).sum(-1)
-        return _draw_answers(u, self.rounds, self.bug, rng, self.epsilon)
+        return self._answers(u, rng)
 
 
 def _draw_answers(u: np.ndarray, r: int, bug: str, rng: np.random.Generator,
                   epsilon: float = 1.0) -> np.ndarray:
-    if bug == "release_votes":
-        return u.astype(np.int64)
     p1 = _aggregator(u, r, bug, epsilon)
     if bug == "majority":                        # deterministic: no coin drawn
         return p1.astype(np.int64)
@@ -375,8 +381,18 @@ class AgnosticPrediction:
         cs = counts(s, self.domain)
         u_law = sum(w[i:i + _CHUNK] @ self._vote_law(ct[i:i + _CHUNK], cs, s.shape[0])
                     for i in range(0, len(w), _CHUNK))
-        law = _answer_law(u_law, self.rounds, self.bug)
+        law = self._answer_law(u_law)
         return {i: float(val) for i, val in enumerate(law) if val > 0}
+
+    def _answer_law(self, u_law: np.ndarray) -> np.ndarray:
+        """Output law from the vote-count law (:func:`_answer_law`; the ``release_votes``
+        mutant of :mod:`.buggy` overrides it)."""
+        return _answer_law(u_law, self.rounds, self.bug)
+
+    def _answers(self, u: np.ndarray, rng: np.random.Generator, bug: str) -> np.ndarray:
+        """Answers drawn from vote counts ``u`` (:func:`_draw_answers`; the ``release_votes``
+        mutant of :mod:`.buggy` overrides it)."""
+        return _draw_answers(u, self.rounds, bug, rng)
 
     # ------------------------------------------------------------------ sampler
     def run_votes(self, sc: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -417,7 +433,7 @@ class AgnosticPrediction:
             return np.empty(0, dtype=np.int64)
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         u = self.run_votes(sc, rng)[:, self.query]
-        return _draw_answers(u, self.rounds, self.bug, rng)
+        return self._answers(u, rng, self.bug)
 
     def sample_queries(self, data: Any, queries: Any, size: int, rng: np.random.Generator, *,
                        shared_run: bool = False) -> np.ndarray:
@@ -444,4 +460,4 @@ class AgnosticPrediction:
         else:
             u = np.stack([self.run_votes(sc, rng)[:, q] for q in qs], 1)
         bug = "reference" if self.bug == "repeat_query" else self.bug
-        return _draw_answers(u, self.rounds, bug, rng)
+        return self._answers(u, rng, bug)

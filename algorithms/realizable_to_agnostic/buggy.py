@@ -12,6 +12,11 @@ modules), as thin subclasses of the correct mechanisms.
 * :class:`ErmBaseAgnostic` (B2, ``erm_base``): Algorithm 2 whose base learner is the
   deterministic smallest consistent threshold of ``T^h`` (not DP): outputs only one side of a
   pair can produce (caught by the Lemma 3.1 claim test, support mismatch).
+* :class:`FirstKAgnostic` (B3, ``first_k``): Algorithm 2 whose ``T`` is the first ``k``
+  records of ``S`` instead of a uniform size-``k`` subset (order-dependent, so only ``pmf`` /
+  ``conditional`` / ``sample`` on one dataset; ``run_counts`` and ``run_iid`` are refused).
+* :class:`ReleaseVotesP`, :class:`ReleaseVotesPrediction` (B13, ``release_votes``): Procedure
+  P / ``A_AgnPred`` releasing the vote count ``u`` instead of the aggregator's answer.
 * :class:`PoissonAgnostic` (B12, ``poisson``): Algorithm 2 with Poisson sampling of ``T`` (each
   index kept independently with probability ``ε``, so ``|T|`` is random; conditioned on ``W``
   being non-empty), outside Lemma 3.1's proof (notes §6.18). A documented non-violation, not a
@@ -25,7 +30,7 @@ claim tests against the reference only).
 References
 ----------
 B. Li, W. Wang, P. Ye (seed 000): Algorithm 2, Lemma 3.1, Lemma 4.1, Theorem 4.2; notes
-``shared/research/seed-000.md`` §6.1, §6.18, §7 B12, B13.
+``shared/research/seed-000.md`` §6.1, §6.18, §7 B3, B12, B13.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from .agnostic_prediction import AgnosticPrediction, ProcedureP
 from .core import as_dataset, as_index_set, counts, prefix
 from .tables import _comb_columns, _scatter, bounded_compositions
 
-__all__ = ["ErmBaseAgnostic", "PoissonAgnostic", "SortedPartitionP", "SortedPartitionPrediction",
+__all__ = ["ErmBaseAgnostic", "FirstKAgnostic", "PoissonAgnostic", "ReleaseVotesP",
+           "ReleaseVotesPrediction", "SortedPartitionP", "SortedPartitionPrediction",
            "poisson_tables", "sorted_hits", "sorted_portions"]
 
 
@@ -111,6 +117,88 @@ class ErmBaseAgnostic(Agnostic):
     def _learner_weights(self, pl_a: np.ndarray, pl: np.ndarray,
                          present: np.ndarray) -> np.ndarray:
         return np.exp(self._learner_logits(pl_a[:, None], pl, present)[:, 0, :])
+
+
+@dataclass(frozen=True)
+class FirstKAgnostic(Agnostic):
+    """Algorithm 2 whose ``T`` is the first ``k = ⌈εn⌉`` records of ``S`` (B3): the records'
+    order decides who is in ``T``, so the law is not a function of the count table.
+
+    References
+    ----------
+    Seed 000, Algorithm 2, Lemma 3.1; notes §7 B3.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _reference_only(self.bug, "FirstKAgnostic", "first_k")
+
+    def _tables(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k, _ = self.sizes(s.shape[0])
+        return counts(s[:k], self.domain)[None], np.ones(1)
+
+    def run_counts(self, sc: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray,
+                                                                           np.ndarray]:
+        """Refused: a count table has no order."""
+        raise InvalidArgument("bug='first_k' needs the dataset's order: use sample()")
+
+    def run_iid(self, cell_law: Any, n: int, size: int, rng: np.random.Generator) -> tuple[
+            np.ndarray, np.ndarray]:
+        """Refused: ``T`` is not a fixed-size uniform subset."""
+        raise InvalidArgument("bug='first_k' is not a fixed-size uniform subset: use "
+                              "run_counts() or sample()")
+
+    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` i.i.d. outputs on one dataset (``T`` fixed by the order; vectorised)."""
+        s = as_dataset(data, self.domain)
+        size = check_int(size, "size", minimum=0)
+        if size == 0:
+            self.sizes(s.shape[0])
+            return np.empty(0, dtype=np.int64)
+        ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
+        rep = np.repeat
+        return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),
+                                 rep(w, size), rep(cs, size, 0), rng)[1].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ReleaseVotesP(ProcedureP):
+    """Procedure P releasing the vote count ``u`` instead of the aggregator's answer (B13).
+
+    References
+    ----------
+    Seed 000, Lemma 4.1; notes §7 B13.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _reference_only(self.bug, "ReleaseVotesP", "release_votes")
+
+    def _answer_law(self, u_law: np.ndarray) -> np.ndarray:
+        return u_law
+
+    def _answers(self, u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return u.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ReleaseVotesPrediction(AgnosticPrediction):
+    """``A_AgnPred`` whose Procedure P releases the vote count ``u`` at the query (B13).
+
+    References
+    ----------
+    Seed 000, Theorem 4.2, Lemma 4.1; notes §7 B13.
+    """
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _reference_only(self.bug, "ReleaseVotesPrediction", "release_votes")
+
+    def _answer_law(self, u_law: np.ndarray) -> np.ndarray:
+        return u_law
+
+    def _answers(self, u: np.ndarray, rng: np.random.Generator, bug: str) -> np.ndarray:
+        return u.astype(np.int64)
 
 
 @dataclass(frozen=True)

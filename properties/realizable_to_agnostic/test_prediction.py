@@ -27,6 +27,7 @@ from algorithms.realizable_to_agnostic.agnostic_prediction import (
     ProcedureP,
 )
 from algorithms.realizable_to_agnostic.bounds import lemma31_epsilon, prediction_rounds
+from algorithms.realizable_to_agnostic.buggy import ReleaseVotesP, ReleaseVotesPrediction
 from algorithms.realizable_to_agnostic.testbeds import (
     UTILITY_TRIALS,
     detectable_inflation,
@@ -44,6 +45,20 @@ def _data(cells: list[tuple[int, int, int]], last: tuple[int, int]) -> np.ndarra
     """``count`` copies of each ``(x, y)``, then the changed record ``last`` (index ``n−1``)."""
     rows = [np.tile([x, y], (c, 1)) for x, y, c in cells]
     return np.concatenate(rows + [np.array([last])])
+
+
+def _procedure_p(variant: str, *args: Any, **kwargs: Any) -> ProcedureP:
+    """Procedure P or its mutant ``variant`` (``release_votes``: the :mod:`buggy` subclass)."""
+    if variant == "release_votes":
+        return ReleaseVotesP(*args, **kwargs)
+    return ProcedureP(*args, bug=variant, **kwargs)
+
+
+def _prediction(variant: str, *args: Any, **kwargs: Any) -> AgnosticPrediction:
+    """``A_AgnPred`` or its mutant ``variant`` (``release_votes``: the :mod:`buggy` subclass)."""
+    if variant == "release_votes":
+        return ReleaseVotesPrediction(*args, **kwargs)
+    return AgnosticPrediction(*args, bug=variant, **kwargs)
 
 
 # ----------------------------------------------------------------------------- Lemma 4.1
@@ -70,10 +85,10 @@ def test_procedure_p_is_private(variant: str, dp_audit: Any, dp_record: Any,
     eps = 1.0
     losses = []
     for s, sp in P_PAIRS:
-        mech = ProcedureP(5, 9, 0, epsilon=eps, bug=variant)
+        mech = _procedure_p(variant, 5, 9, 0, epsilon=eps)
         losses.append(privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon)
     worst = int(np.argmax(losses))
-    mech = ProcedureP(5, 9, 0, epsilon=eps, bug=variant)
+    mech = _procedure_p(variant, 5, 9, 0, epsilon=eps)
     r = dp_audit(mech, *P_PAIRS[worst], PureDP(eps), samples=200_000, relation=Replace())
     dp_record("procedure_p_privacy", {"variant": variant, "exact_epsilon": losses,
                                       "claim": eps, "epsilon_lower": r.epsilon_lower})
@@ -156,7 +171,7 @@ def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: 
     bound = lemma31_epsilon(n, eps, k)
     losses, sweep = [], 0.0
     for s, sp, q in E_PAIRS:
-        mech = AgnosticPrediction(dom, eps, alpha, query=q, bug=variant)
+        mech = _prediction(variant, dom, eps, alpha, query=q)
         losses.append(privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon)
     rng = np.random.default_rng(20)                  # exact sweep: 30 random 1-3-type pairs
     for _ in range(30):
@@ -165,18 +180,18 @@ def test_agnostic_prediction_is_private(variant: str, dp_audit: Any, dp_record: 
         s = np.concatenate([np.repeat(types, cnt, 0), [[rng.integers(dom), rng.integers(2)]]])
         sp = s.copy()
         sp[-1] = [rng.integers(dom), rng.integers(2)]
-        mech = AgnosticPrediction(dom, eps, alpha, query=int(rng.integers(dom)), bug=variant)
+        mech = _prediction(variant, dom, eps, alpha, query=int(rng.integers(dom)))
         sweep = max(sweep, privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon)
     label_only = []
     for s, sp in LABEL_PAIRS:
         per_query = []
         for q in range(dom):
-            mech = AgnosticPrediction(dom, eps, alpha, query=q, bug=variant)
+            mech = _prediction(variant, dom, eps, alpha, query=q)
             per_query.append(privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon)
         label_only.append(max(per_query))
     worst = int(np.argmax(losses))
     s, sp, q = E_PAIRS[worst]
-    mech = AgnosticPrediction(dom, eps, alpha, query=q, bug=variant)
+    mech = _prediction(variant, dom, eps, alpha, query=q)
     r = dp_audit(mech, s, sp, PureDP(bound), samples=200_000, relation=Replace())
     dp_record("agnostic_prediction_privacy", {
         "variant": variant, "n": n, "k": k, "r": prediction_rounds(alpha), "bound": bound,

@@ -29,7 +29,7 @@ from algorithms.realizable_to_agnostic.bounds import (
     claim35_delta,
     lemma31_epsilon,
 )
-from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic
+from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic, FirstKAgnostic
 from algorithms.realizable_to_agnostic.testbeds import unique_record_pair
 from dpcheck import PureDP, Replace
 from dpcheck.errors import InvalidArgument
@@ -106,7 +106,8 @@ def test_agnostic_end_to_end_is_private(variant: str, dp_audit: Any, dp_record: 
     S, B9 ε_A = 5 exceed it. Its tight counterpart: :func:`test_agnostic_end_to_end_tight`."""
     caught, worst = False, []
     for learner, eps, n, s, sp in _end_to_end_pairs():
-        mech = Agnostic(6, eps, learner=learner, x_star=0, bug=variant)
+        mech = (FirstKAgnostic(6, eps, learner=learner, x_star=0) if variant == "first_k" else
+                Agnostic(6, eps, learner=learner, x_star=0, bug=variant))
         k = math.ceil(eps * n - 1e-9)
         bound = lemma31_epsilon(n, eps, k)
         exact = privacy_loss(mech.pmf(s), mech.pmf(sp)).epsilon

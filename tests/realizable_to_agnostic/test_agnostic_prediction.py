@@ -16,7 +16,12 @@ from algorithms.realizable_to_agnostic.agnostic_prediction import (
     ProcedureP,
     hits_law,
 )
-from algorithms.realizable_to_agnostic.buggy import SortedPartitionP, SortedPartitionPrediction
+from algorithms.realizable_to_agnostic.buggy import (
+    ReleaseVotesP,
+    ReleaseVotesPrediction,
+    SortedPartitionP,
+    SortedPartitionPrediction,
+)
 from dpcheck.errors import InvalidArgument
 
 
@@ -44,12 +49,13 @@ def test_hits_law_bagging_rows_sum_to_one() -> None:
     assert law[0, 0] == 1.0
 
 
-@pytest.mark.parametrize("bug", PRED_BUGS + ("sorted_partition",))
+@pytest.mark.parametrize("bug", PRED_BUGS + ("sorted_partition", "release_votes"))
 def test_sampler_matches_pmf(bug: str) -> None:
     rng = np.random.default_rng(3)
     s = _data(rng, 40, 5)                       # k = 14, r = 11 portions of 1, 3 dropped
     s[:, 0] = np.minimum(s[:, 0], 3)            # 8 distinct cells keep the pmf fast
     mech = (SortedPartitionPrediction(5, 1 / 3, 0.7, query=2) if bug == "sorted_partition" else
+            ReleaseVotesPrediction(5, 1 / 3, 0.7, query=2) if bug == "release_votes" else
             AgnosticPrediction(5, 1 / 3, 0.7, query=2, bug=bug))
     _assert_sampler_matches_pmf(mech, s, seed=4)
 
@@ -58,7 +64,8 @@ def test_sampler_matches_pmf(bug: str) -> None:
                                  "sorted_partition", "repeat_query"])
 def test_procedure_p_sampler_matches_pmf(bug: str) -> None:
     s = np.array([[0, 0]] * 3 + [[1, 0]] * 2 + [[2, 1]] * 4 + [[4, 1]] * 3)
-    mech = SortedPartitionP(5, 5, 1) if bug == "sorted_partition" else ProcedureP(5, 5, 1, bug=bug)
+    mech = (SortedPartitionP(5, 5, 1) if bug == "sorted_partition" else
+            ReleaseVotesP(5, 5, 1) if bug == "release_votes" else ProcedureP(5, 5, 1, bug=bug))
     _assert_sampler_matches_pmf(mech, s, seed=5)
 
 

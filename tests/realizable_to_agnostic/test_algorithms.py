@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from algorithms.realizable_to_agnostic.agnostic import BUGS, Agnostic
-from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic, PoissonAgnostic
+from algorithms.realizable_to_agnostic.buggy import ErmBaseAgnostic, FirstKAgnostic, PoissonAgnostic
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
 from algorithms.realizable_to_agnostic.bounds import lemma213, vote_rounds
 from algorithms.realizable_to_agnostic.core import prefix, scores, w_errors
@@ -27,11 +27,12 @@ def test_score_matches_brute_force() -> None:
         assert np.all(q <= e / w + 1e-12) and np.all(q >= e.min() / w - 1e-12)
 
 
-@pytest.mark.parametrize("bug", BUGS + ("poisson", "erm_base"))
+@pytest.mark.parametrize("bug", BUGS + ("poisson", "erm_base", "first_k"))
 def test_sampler_matches_pmf(bug: str) -> None:
     rng = np.random.default_rng(1)
     s = np.stack([rng.integers(0, 5, 12), rng.integers(0, 2, 12)], 1)
-    variants = {"poisson": PoissonAgnostic, "erm_base": ErmBaseAgnostic}
+    variants = {"poisson": PoissonAgnostic, "erm_base": ErmBaseAgnostic,
+                "first_k": FirstKAgnostic}
     mech = variants[bug](5, 1 / 6) if bug in variants else Agnostic(5, 1 / 6, bug=bug)
     pmf = mech.pmf(s)
     assert abs(sum(pmf.values()) - 1) < 1e-9

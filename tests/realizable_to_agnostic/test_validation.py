@@ -15,7 +15,7 @@ from algorithms.realizable_to_agnostic import bounds
 from algorithms.realizable_to_agnostic.agnostic import Agnostic, subset_size
 from algorithms.realizable_to_agnostic.agnostic_prediction import AgnosticPrediction
 from algorithms.realizable_to_agnostic.auxiliary import Auxiliary
-from algorithms.realizable_to_agnostic.buggy import PoissonAgnostic
+from algorithms.realizable_to_agnostic.buggy import FirstKAgnostic, PoissonAgnostic
 from algorithms.realizable_to_agnostic.composite import Composite
 from algorithms.realizable_to_agnostic.core import as_dataset
 from algorithms.realizable_to_agnostic.empirical import (
@@ -279,7 +279,7 @@ def test_sample_size_zero() -> None:
     """``size=0`` returns an empty sample (it used to fail in a reshape) after the size checks."""
     rng = np.random.default_rng(0)
     assert Agnostic(4, 1 / 3).sample(S, 0, rng).shape == (0,)
-    assert Agnostic(4, 1 / 3, bug="first_k").sample(S, 0, rng).shape == (0,)
+    assert FirstKAgnostic(4, 1 / 3).sample(S, 0, rng).shape == (0,)
     pred = AgnosticPrediction(4, 1 / 3, 0.9)
     assert pred.sample([(0, 0)] * 30, 0, rng).shape == (0,)
     assert pred.sample_queries([(0, 0)] * 30, [0, 1], 0, rng).shape == (0, 2)
