@@ -248,6 +248,24 @@ EQUIVALENT: dict[str, str] = {
         "extra is 0 for the reference (same keys); for the release_* bug variants "
         "the key f - h*e (0 <= f < h) is as injective as f + h*e, so the law is "
         "only relabelled and every loss is the same",
+    'algorithms.realizable_to_agnostic.agnostic_prediction.hits_law: g[:, :] += f * ways[0] ⟶ g[:, :] += f / ways[0]':
+        "ways[0] = C(n', 0) = 1.0, and f * 1.0 == f / 1.0 exactly in floating point",
+    'algorithms.realizable_to_agnostic.agnostic_prediction.AgnosticPrediction.sample_queries: bug = "reference" if self.bug == "repeat_query" else self.bug ⟶ bug = "REFERENCE" if self.bug == "repeat_query" else self.bug':
+        "_draw_answers / _aggregator only compare bug with 'majority' and 'repeat_query' and "
+        "look it up in _AGG_FACTOR (default 1.0): any other string, 'REFERENCE' included, is "
+        "the reference aggregator",
+    'algorithms.realizable_to_agnostic.auxiliary.Auxiliary.pmf: bug="em_eps_one" if self.bug == "em_eps_one" else "reference") ⟶ bug="em_eps_one" if self.bug == "em_eps_one" else "REFERENCE")':
+        "relabel_log_probs (and _relabel_logits, relabel_scores) only compare bug with the "
+        "named variants ('baseline', 'em_eps_one', 'h_from_s', 'relabel_all', ...), never "
+        "validate it: 'REFERENCE' takes every reference branch",
+    'algorithms.realizable_to_agnostic.composite.Composite._emp_law: out[:, nb:] += self.leak_delta * leak ⟶ out[:, nb:] = self.leak_delta * leak':
+        "out is np.zeros and only out[:, :nb] was written before: adding to the zero columns "
+        "nb: and assigning them give the same array",
+    'algorithms.realizable_to_agnostic.empirical.clamped_geometric: c = np.asarray(c, dtype=float) ⟶ c = np.asarray(c, )':
+        "integer counts stay int64 instead of float64; every use (the range check, j − c with "
+        "float j, a ** c and a ** (m − c) with float a) promotes to float64 with the same "
+        "values (checked: identical arrays for m ∈ {0, 1, 3, 7, 40}, ε ∈ {0.1, 1, 3}, arrays, "
+        "lists and scalars)",
 }
 
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must

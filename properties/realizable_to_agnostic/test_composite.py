@@ -96,6 +96,15 @@ def test_composite_is_private(variant: str, dp_audit: Any, dp_record: Any,
         Composite(6, 1 / 3, 3, pac_epsilon=1 / 3, pac_delta=1.5)
     with pytest.raises(InvalidArgument, match=r"^epsilon\*n=0\.5 must be >= 1 \(Lemma 3\.1\)"):
         theorem36_bounds(5, 0.1, 1, 1 / 3, 1e-3)                 # Algorithm 2's |T| ≥ 1
+    # Lemma 2.12/2.13's 6ε_p m/k ≤ 1 (k = ⌈εn⌉ = 6 at n = 18, ε = 1/3): m = 3 at ε_p = 1/3 is the
+    # equality case (accepted), ε_p = 1/2 gives 1.5 and is refused; δ_p ∈ [0, 1) enforced by
+    # the bound itself, not only by Composite
+    theorem36_bounds(18, 1 / 3, 3, 1 / 3, 1e-3)
+    with pytest.raises(InvalidArgument, match=r"^6\*pac_epsilon\*m/k=1\.5 must be <= 1 "
+                                              r"\(k=ceil\(epsilon\*n\)=6; Lemmas 2\.12 and 2\.13\)"):
+        theorem36_bounds(18, 1 / 3, 3, 1 / 2, 1e-3)
+    with pytest.raises(InvalidArgument, match=r"^pac_delta=1\.5 must be in \[0, 1\)"):
+        theorem36_bounds(18, 1 / 3, 3, 1 / 3, 1.5)
     with pytest.raises(InvalidArgument, match=r"^delta=inf must be >= 0 and finite"):
         lemma31_delta(40, 1, math.inf)                           # δ_A a finite δ
     # Lemma 3.1's derived δ = 4e(k/n)δ_A covers its whole range 1 ≤ k < n, down to n = 2

@@ -451,6 +451,10 @@ def test_auxiliary_is_private_in_u(variant: str, dp_audit: Any, dp_record: Any,
         with pytest.raises(InvalidArgument, match=r"^\|W\|/\|T\|=37/4 must be <= "
                                                   r"\(1-epsilon\)/epsilon \(proof of Claim 3\.5\)"):
             Auxiliary(CLAIM35_N, CLAIM35_EPS, v, np.r_[w, w[:1]]).pmf(pair[0])
+        # the learner is ε_A-DP with ε_A ∈ (0, 1] (Claim 3.5 takes a 1-DP learner; Lemma 3.4's
+        # A_Auxiliary runs it): ε_A = 0 is no DP parameter and is refused
+        with pytest.raises(InvalidArgument, match=r"^learner_epsilon=0\.0 must be > 0"):
+            Auxiliary(CLAIM35_N, CLAIM35_EPS, v, w, learner_epsilon=0.0)
         u, up, j = tightest[1]
         b = claim35_bound(parts[_key(u)], parts[_key(up)], np.delete(np.r_[u, v], j, 0)[:, 0])
         lo, hi = 1.0, 2.0                  # budget factor on (ε, ε_A) at the tightest pair
