@@ -271,6 +271,12 @@ EQUIVALENT: dict[str, str] = {
 #: survivors that change only an error message: NOT equivalent (the message, "name=value must
 #: be ...", is part of the validation contract) but listed apart, with the same keys
 MESSAGE_ONLY: dict[str, str] = {
+    'algorithms.realizable_to_agnostic.agnostic.Agnostic.sample: size = check_int(size, "size", minimum=0) ⟶ size = check_int(size, "SIZE", minimum=0)':
+        _MSG,
+    'algorithms.realizable_to_agnostic.auxiliary.Auxiliary.__post_init__: object.__setattr__(self, "v", as_dataset(self.v, self.domain, name="v")) ⟶ object.__setattr__(self, "v", as_dataset(self.v, self.domain, ))':
+        _MSG,
+    'algorithms.realizable_to_agnostic.core.as_index_set: raise InvalidArgument(f"{name}={fmt(index_set)}: indices must satisfy 0 <= i < n={n}") ⟶ raise InvalidArgument(None)':
+        _MSG,
     'algorithms.realizable_to_agnostic.agnostic_prediction.ProcedureP.__post_init__: check_int(self.query, "query", minimum=0) ⟶ check_int(self.query, "XXqueryXX", minimum=0)':
         _MSG,
     'algorithms.realizable_to_agnostic.bounds._check_lemma33: return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "beta") ⟶ return check_int(d, "d", minimum=1), check_alpha(alpha, "alpha"), check_alpha(beta, "BETA")':
