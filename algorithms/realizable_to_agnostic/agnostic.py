@@ -427,5 +427,9 @@ class Agnostic:
         if size == 0:
             self.sizes(s.shape[0])
             return np.empty(0, dtype=np.int64)
+        return self._sample_dataset(s, size, rng)
+
+    def _sample_dataset(self, s: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size ≥ 1`` outputs on the validated dataset ``s`` (the variants' hook)."""
         sc = np.broadcast_to(counts(s, self.domain), (size, self.domain, 2))
         return self._run_counts(sc, rng)[1].astype(np.int64)

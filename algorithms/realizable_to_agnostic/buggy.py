@@ -148,13 +148,8 @@ class FirstKAgnostic(Agnostic):
         raise InvalidArgument("bug='first_k' is not a fixed-size uniform subset: use "
                               "run_counts() or sample()")
 
-    def sample(self, data: Any, size: int, rng: np.random.Generator) -> np.ndarray:
+    def _sample_dataset(self, s: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` i.i.d. outputs on one dataset (``T`` fixed by the order; vectorised)."""
-        s = as_dataset(data, self.domain)
-        size = check_int(size, "size", minimum=0)
-        if size == 0:
-            self.sizes(s.shape[0])
-            return np.empty(0, dtype=np.int64)
         ct, cw, k, w, cs = self._batch(s, self._tables(s)[0])
         rep = np.repeat
         return self._cond_sample(rep(ct, size, 0), rep(cw, size, 0), rep(k, size),

@@ -19,7 +19,6 @@ Theorem 3.5 (agnostic misclassification rate of A_binClas).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,39 +26,21 @@ import pytest
 from numpy.typing import NDArray
 from scipy.stats import kstwo
 
+from algorithms.beside import load_beside
 from algorithms.model_agnostic.utility import NoisyThresholdLaw, noisy_threshold_counts
 
 
-@dataclass(frozen=True)
-class CdfCheck:
-    """One-sample KS check of a sampler's thresholds against an explicit CDF."""
-
-    p_value: float
-    alpha: float
-    detail: dict[str, Any]
-
-    @property
-    def violation(self) -> bool:
-        """The sampler contradicts the law at level ``alpha``."""
-        return self.p_value <= self.alpha
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form."""
-        return {"p_value": self.p_value, "alpha": self.alpha, **self.detail}
-
-    def summary(self) -> str:
-        """One line for people."""
-        return f"chunk-threshold law: p = {self.p_value:.3g} at alpha {self.alpha:.3g} " \
-               f"({self.detail})"
+LawCheck = load_beside(__file__, "law_check.py").LawCheck
 
 
 def check_cdf(counts: NDArray[np.int64], chunks: int, cdf: NDArray[np.float64], *,
-              alpha: float, seed: np.random.SeedSequence) -> CdfCheck:
+              alpha: float, seed: np.random.SeedSequence) -> LawCheck:
     """Exact one-sample KS: ``counts/chunks`` (empirical CDF of ``chunks`` i.i.d. thresholds at
     a grid) against ``cdf`` (the law's CDF at the same grid); p = P(D_chunks ≥ d)."""
     del seed
     d = float(np.max(np.abs(counts / chunks - cdf)))
-    return CdfCheck(float(kstwo.sf(d, chunks)), alpha, {"ks": d, "chunks": chunks})
+    return LawCheck(float(kstwo.sf(d, chunks)), alpha, {"ks": d, "chunks": chunks},
+                    "chunk-threshold law")
 
 
 #: (t*, η, n_chunk, chunks): the windowed test's small chunks on both sides of ½ (W = min(30/n,

@@ -19,7 +19,6 @@ Each check is one exact test at the plugin's per-test α (``dp_check``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,32 +27,14 @@ from numpy.typing import NDArray
 from scipy import integrate
 from scipy.stats import binomtest, ks_2samp
 
+from algorithms.beside import load_beside
 from algorithms.model_agnostic import (BOT, HALT, BinClasCounts, BinClasParams,
                                        svt_answer_probability)
 from algorithms.model_agnostic.utility import (ThresholdERM, apriv_errors, h_priv_labels,
                                                noisy_threshold_counts)
 
 
-@dataclass(frozen=True)
-class LawCheck:
-    """Result of one law check: a p-value against the exact/independent law at ``alpha``."""
-
-    p_value: float
-    alpha: float
-    detail: dict[str, Any]
-
-    @property
-    def violation(self) -> bool:
-        """The sampler contradicts the independent law at level ``alpha``."""
-        return self.p_value <= self.alpha
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form."""
-        return {"p_value": self.p_value, "alpha": self.alpha, **self.detail}
-
-    def summary(self) -> str:
-        """One line for people."""
-        return f"sampler law: p = {self.p_value:.3g} at alpha {self.alpha:.3g} ({self.detail})"
+LawCheck = load_beside(__file__, "law_check.py").LawCheck
 
 
 # ------------------------------------------------------------ Algorithm 2's exact law
