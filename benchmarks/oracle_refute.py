@@ -41,7 +41,17 @@ Usage::
 
     python benchmarks/oracle_refute.py [--budget 1e6] [--alpha 0.05] [--only svt]
 
-writes ``reports/bench/oracle_refute.{json,md}``.
+writes ``reports/bench/oracle_refute.{json,md}``; ``--dpcheck 5e4 1e5 2e5 4e5`` adds dpcheck's
+fixed audits of the first pair at those budgets (``--seeds`` 10) beside the oracle's P(refute)
+there (about 6 minutes on a loaded 2-core machine; the oracle alone about 4).
+
+Measured (2026-11-28, α = 0.05, budget 10⁶, first pair; ``benchmarks/README.md``, Stop 36): the
+oracle's median samples per side to refute exceed 1/10 of the budget on
+``laplace_insufficient_r0.95`` (2.1·10⁵), ``subsampled_laplace_linear_calibration`` (5.1·10⁵),
+``delta_leak_1e-04`` (1.07·10⁵) and ``svt4_c1`` (1.27·10⁵; 5.5·10⁴ on its x_shape pair): no
+single-event auditor reaches issue 30's target there. On the other eight it is 96 – 9.5·10⁴
+(``classic_gaussian_eps8`` 9.5·10⁴ and ``svt3`` 7.9·10⁴ barely), and dpcheck's fixed audits need
+2–24× more.
 """
 
 from __future__ import annotations
