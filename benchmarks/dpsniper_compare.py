@@ -129,6 +129,33 @@ def original(name: str) -> tuple[Callable[..., Any], list[tuple[list[Any], list[
     Returns
     -------
     mechanism, pairs
+        As :func:`dpsniper_form`.
+
+    Raises
+    ------
+    ImportError
+        If ``dpsniper`` is not importable (:data:`NO_DPSNIPER`).
+    """
+    module, cls, args, domain = ORIGINALS[name]
+    return dpsniper_form(module, cls, args, domain)
+
+
+def dpsniper_form(module: str, cls: str, args: dict[str, Any],
+                  domain: tuple[int, str, list[int], bool],
+                  ) -> tuple[Callable[..., Any], list[tuple[list[Any], list[Any]]]]:
+    """A DP-Sniper class as a dpcheck sampler, and the pairs of DP-Sniper's ``PatternGenerator``.
+
+    Parameters
+    ----------
+    module, cls, args
+        ``dpsniper.mechanisms.<module>.<cls>(**args)``.
+    domain
+        ``(dimensions, base type name, [low, high], component-wise)`` of its ``InputDomain`` and
+        ``PatternGenerator``.
+
+    Returns
+    -------
+    mechanism, pairs
         ``mechanism(data, size, rng)`` runs the DP-Sniper class's ``m(np.asarray(data),
         n_samples=size)`` after seeding numpy's global state from ``rng`` (its outputs are
         returned unchanged: dtype, shape, markers); ``pairs`` are its ``PatternGenerator``'s
@@ -144,7 +171,7 @@ def original(name: str) -> tuple[Callable[..., Any], list[tuple[list[Any], list[
     from dpsniper.input.input_domain import InputBaseType, InputDomain
     from dpsniper.input.pattern_generator import PatternGenerator
 
-    module, cls, args, (dims, base, bounds, componentwise) = ORIGINALS[name]
+    dims, base, bounds, componentwise = domain
     mech = getattr(importlib.import_module(f"dpsniper.mechanisms.{module}"), cls)(**args)
 
     def mechanism(data: Any, size: int, rng: np.random.Generator) -> Any:
@@ -152,9 +179,9 @@ def original(name: str) -> tuple[Callable[..., Any], list[tuple[list[Any], list[
         return mech.m(np.asarray(data), n_samples=size)
 
     mechanism.__name__ = f"dpsniper.{cls}"
-    domain = InputDomain(dims, getattr(InputBaseType, base), bounds)
+    input_domain = InputDomain(dims, getattr(InputBaseType, base), bounds)
     pairs = [(a.tolist(), b.tolist())
-             for a, b in PatternGenerator(domain, componentwise).get_input_pairs()]
+             for a, b in PatternGenerator(input_domain, componentwise).get_input_pairs()]
     return mechanism, pairs
 
 

@@ -137,8 +137,9 @@ def audit(
         ``"confirm"``). ``True``: a progress bar on standard error, one line per phase with its
         own rate and ETA (:class:`dpcheck.internal.progress.ProgressBar`).
     float_features
-        Scalar float outputs: also build events on the bits of their float64 representation
-        (:mod:`dpcheck.features.float_bits`), which expose floating-point holes such as
+        Float outputs: also build events on the bits of their float64 representation — of a
+        scalar (:mod:`dpcheck.features.float_bits`) or of each coordinate of a vector
+        (:mod:`dpcheck.features.vector_bits`) —, which expose floating-point holes such as
         ``value + noise`` computed in float64 (Mironov 2012). ``False`` looks at the values only
         — the idealised real-valued mechanism's view.
     executor
