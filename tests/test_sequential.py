@@ -61,10 +61,11 @@ def test_a_pass_uses_the_whole_budget_and_spends_exactly_alpha():
 
 def test_the_second_pilot_runs_only_on_evidence_of_a_violation():
     """A mildly broken count (true ε = 1.11 for a 1-DP claim) shows an excess in pilot 1 and is
-    refuted by pilot 2; a count with twice the noise it needs shows none and goes straight to
+    refuted by pilot 2 (seed 0; on 5 of seeds 0–7 pilot 1 alone already refutes it, seed 3
+    included, which this test used before the max-noise slot of ``select_events``); a count with twice the noise it needs shows none and goes straight to
     the final audit (pilot 2 would cost an exploration and could not refute it)."""
     mild = dpcheck.audit(laplace(0.9), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),
-                         samples=1_000_000, seed=3, sequential=True, float_features=False)
+                         samples=1_000_000, seed=0, sequential=True, float_features=False)
     assert [s.name for s in mild.stages] == ["pilot 1", "pilot 2"] and mild.violation
     assert mild.samples < 60_000
     safe = dpcheck.audit(laplace(2.0), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),

@@ -117,6 +117,14 @@ def validation_shrink(shortlisted: int) -> float:
     return VALIDATION_SHRINK * min(1.0, MILD_SHORTLIST / max(shortlisted, 1))
 
 
+def max_noise_shrink(shortlisted: int) -> float:
+    """Shrinkage level whose Wilson ``z`` is ``sqrt(2 ln m)`` for ``m`` shortlisted candidates:
+    about the largest of ``m`` standard normal noises, so that the candidate ranked first under
+    it is not the luckiest of many noisy equals (ranking only)."""
+    from scipy.special import ndtr
+    return float(ndtr(-math.sqrt(2.0 * math.log(max(shortlisted, 2)))))
+
+
 def projected_pair(
     k_p: NDArray[np.float64], k_q: NDArray[np.float64], n_explore: float, n_confirm: float,
     level: float, shrink: float,

@@ -21,8 +21,12 @@ half every candidate (event, direction) is generated and scored by the ε lower 
 *project* onto the confirmation sample (:mod:`dpcheck.events.projection`). A shortlist — the
 :data:`~dpcheck.events.pools.PER_FAMILY` best of every event family of every feature and the
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
-and the best ``k`` by that score are kept. Pure claims with Poissonized confirmation sizes also
-get **paired events** (:mod:`dpcheck.events.paired`: an upper and a disjoint lower half-line
+and the best ``k`` by that score are kept. On short shortlists (scalar outputs) the last of
+them is the best under max-noise shrinkage (``estimate − sqrt(2 ln m)·SE`` for ``m``
+shortlisted) when that one was left out: the luckiest of many equal tail intervals no longer
+takes every slot from the half-line with the same ratio and twenty times the mass
+(:func:`~dpcheck.events.slots.strong_last_slot`). An event holding every validation output of
+both sides never gets a slot. Pure claims with Poissonized confirmation sizes also get **paired events** (:mod:`dpcheck.events.paired`: an upper and a disjoint lower half-line
 counted in opposite directions); on long shortlists the best *balanced* pairs of the aggregate
 scores of the row (features marked ``aggregate``) get slots of their own. Scoring thousands of
 candidates on the data that generated them has a winner's curse (a rare atom seen 10 times
@@ -54,10 +58,11 @@ from dpcheck.events.projection import (
     VALIDATION_SHRINK,
     projected_delta,
     projected_pair,
+    max_noise_shrink,
     projected_score,
     validation_shrink,
 )
-from dpcheck.events.slots import Ranking, Shortlist, delta_slot, fill_slots
+from dpcheck.events.slots import Ranking, Shortlist, delta_slot, fill_slots, strong_last_slot
 from dpcheck.features.feature import Feature
 
 __all__ = ["select_events", "MAX_ATOMS"]
@@ -129,7 +134,10 @@ def select_events(
              if ratio else [])
     _validate(short, halves, pairs)
     rankings, quotas, diverse = _rankings(short, halves.n_val, k, kw)
-    chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio)
+    picked: list[int] = []
+    chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked)
+    if not diverse and k >= 2:
+        chosen, taken = strong_last_slot(short, rankings[1], chosen, taken, picked, ratio)
     if delta_epsilon is not None:
         chosen += delta_slot(short, halves.n_val, rankings, taken, dkw)
     return chosen, 2 * gen.total
@@ -286,7 +294,16 @@ def _rankings(short: Shortlist, n_val: int, k: int, kw: dict[str, Any]
     extra = singles - eps_singles  # δ-objective entries: ranked below, not in the ε rankings
     in_eps = np.ones(len(short.entries), dtype=bool)
     in_eps[eps_singles:singles] = False
-    for shrink in (VALIDATION_SHRINK, validation_shrink(len(short.entries) - extra)):
+    # an event holding every validation output of both sides (the whole output space, seen
+    # through some feature) has ratio 1: never worth a slot while anything else is on offer
+    full = np.concatenate([np.full(singles, n_val), np.full(len(v_p) - singles, 2 * n_val)])
+    keep = in_eps & ~((v_p >= full) & (v_q >= full))
+    if not keep.any():
+        keep = in_eps
+    diverse = eps_singles > MILD_SHORTLIST
+    strong = (validation_shrink(len(short.entries) - extra) if diverse
+              else max_noise_shrink(len(short.entries) - extra))
+    for shrink in (VALIDATION_SHRINK, strong):
         s_p, s_q = v_p[:singles], v_q[:singles]
         score = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink, **kw)
         union = projected_score(s_p, s_q, n_explore=n_val, shrink=shrink,
@@ -296,8 +313,7 @@ def _rankings(short: Shortlist, n_val: int, k: int, kw: dict[str, Any]
         score = np.concatenate([score, paired])
         union = np.concatenate([union, np.full(paired.size, -np.inf)])
         order = np.lexsort((-gen_score, -score))
-        rankings.append((order[in_eps[order]], score, union))
-    diverse = eps_singles > MILD_SHORTLIST
+        rankings.append((order[keep[order]], score, union))
     quotas = [k, EXTRA_STRONG if diverse else 0]
     reserved = np.asarray(short.balanced, dtype=np.int64)
     if diverse and reserved.size:

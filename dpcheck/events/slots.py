@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from dpcheck.events.event import Candidate, Direction, Event
 from dpcheck.events.projection import VALIDATION_SHRINK, projected_delta
 
-__all__ = ["Ranking", "Shortlist", "delta_slot", "fill_slots", "twin"]
+__all__ = ["Ranking", "Shortlist", "delta_slot", "fill_slots", "strong_last_slot", "twin"]
 
 
 @dataclass
@@ -58,7 +58,8 @@ def twin(short: Shortlist, idx: int) -> tuple[Any, ...]:
 
 
 def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
-                diverse: bool, ratio: bool) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
+                diverse: bool, ratio: bool, picked: list[int] | None = None,
+                ) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
     """Fill each ranking's slots, best first.
 
     Long shortlists (many features): one candidate per feature — neighbouring thresholds of
@@ -68,7 +69,8 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     of one feature (its atom sets, or its half-lines and intervals) while another family has a
     candidate; the last slot then goes to the best of the others (with many rare atoms the
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot)."""
+    carries the real signal gets no slot). ``picked``, if given, receives the shortlist index
+    of every chosen candidate, in order."""
     chosen: list[Candidate] = []
     taken: set[tuple[Any, ...]] = set()
     features_taken: set[int] = set()
@@ -79,10 +81,10 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
             features_taken = reserved_features
         family_limit = max(1, quota - 1) if (r == 0 and not diverse) else quota
         family_count: dict[tuple[int, bool], int] = {}
-        picked = 0
+        n_picked = 0
         for limit in dict.fromkeys((family_limit, quota)):  # capped pass, then fill up
             for idx in order:
-                if picked == quota:
+                if n_picked == quota:
                     break
                 event, forward, _ = short.entries[idx]
                 partner = short.partners[idx]
@@ -98,7 +100,9 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 family_count[family] = family_count.get(family, 0) + 1
                 taken.add(key)
                 features_taken.add(event.feature)
-                picked += 1
+                n_picked += 1
+                if picked is not None:
+                    picked.append(int(idx))
                 direction: Direction = "d>d_prime" if forward else "d_prime>d"
                 method: Literal["union", "ratio"] = (
                     "ratio" if ratio and v_score[idx] > v_union[idx] else "union")
@@ -106,6 +110,30 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                                         int(short.v_p[idx]), int(short.v_q[idx]), method,
                                         partner))
     return chosen, taken
+
+
+def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
+                     taken: set[tuple[Any, ...]], picked: list[int], ratio: bool,
+                     ) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
+    """Short shortlists: the last of the ``k`` slots goes to the best candidate under the
+    max-noise shrinkage (:func:`~dpcheck.events.projection.max_noise_shrink`) when the mild
+    ranking left it out; otherwise ``chosen`` is unchanged. ``picked`` holds the shortlist
+    indices of ``chosen`` (:func:`fill_slots`). The number of candidates, hence every
+    Bonferroni share, stays ``k``.
+
+    Under the mild shrinkage the best of a few dozen fresh validation scores is often the
+    luckiest of many equals: on a location shift every tail interval beyond both means has the
+    true ratio, and a narrow one whose validation ratio came out high outranks the half-line
+    that carries the same ratio with twenty times the mass (and would certify it far more
+    tightly). Ranking the last slot by ``estimate − sqrt(2 ln m)·SE`` keeps that half-line. The
+    swap is made only when that candidate's projected bound under the strong shrinkage is
+    positive (with a small validation half every real signal can be shrunk below 0)."""
+    top: list[int] = []
+    best, _ = fill_slots(short, [strong], [1], False, ratio, picked=top)
+    if (not chosen or not best or not strong[1][top[0]] > 0
+            or twin(short, top[0]) in taken):
+        return chosen, taken
+    return chosen[:-1] + best, (taken - {twin(short, picked[-1])}) | {twin(short, top[0])}
 
 
 def delta_slot(short: Shortlist, n_val: int, rankings: list[Ranking],
