@@ -23,8 +23,8 @@ the mechanism is not private at any ε). A bound above a finite true ε is flagg
 dpcheck runs at confidence 1 − ``--alpha`` (default 0.95, stricter than DP-Sniper's 0.9).
 
 Every record is appended to ``reports/bench/dpsniper_suite.jsonl`` as soon as it is done (a run
-can be stopped and resumed: records already there for the same mechanism, fraction, α and seed
-are skipped); ``dpsniper_suite.md`` is rewritten from all records after each one.
+can be stopped and resumed: records already there for the same mechanism, features, dpcheck
+commit, fraction, α and seed are skipped); ``dpsniper_suite.md`` is rewritten from all records after each one.
 
 Needs DP-Sniper importable (``dpsniper``), in a separate environment (see
 ``benchmarks/dpsniper_compare.py``'s docstring; never vendored), with this repository on
@@ -47,6 +47,7 @@ import argparse
 import json
 import math
 import statistics
+import subprocess
 import sys
 import time
 import warnings
@@ -134,6 +135,17 @@ SUITE: tuple[SniperMechanism, ...] = (
 )
 
 
+def dpcheck_commit() -> str:
+    """The short commit of the dpcheck checkout this script runs from (``"unknown"`` outside
+    git), recorded with every record: selection changes move the bounds."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True, cwd=Path(__file__).resolve().parent
+                              ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def sniper_calls(pairs: int) -> int:
     """DP-Sniper's default ``DDConfig`` calls for a mechanism with ``pairs`` input pairs."""
     return pairs * CALLS_PER_PAIR + CALLS_FINAL
@@ -167,7 +179,7 @@ def run(mech: SniperMechanism, fraction: float, seed: int, alpha: float,
     truth = mech.true_epsilon
     return {
         "mechanism": mech.name, "dpsniper_class": mech.cls, "args": dict(mech.args),
-        "features": "values" if values_only else "default",
+        "features": "values" if values_only else "default", "dpcheck": dpcheck_commit(),
         "pairs": len(pairs), "fraction": fraction, "seed": seed, "alpha": alpha,
         "samples_per_side": samples, "mechanism_calls": 2 * samples * len(pairs),
         "dp_sniper_calls": sniper_calls(len(pairs)),
@@ -187,16 +199,17 @@ def summary(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per mechanism, fraction and α: dpcheck's mean (min–max) over seeds against DP-Sniper."""
     groups: dict[tuple[str, float, float], list[dict[str, Any]]] = {}
     for r in records:
-        groups.setdefault((r["mechanism"], r["features"], r["fraction"], r["alpha"]),
-                          []).append(r)
+        groups.setdefault((r["mechanism"], r["features"], r.get("dpcheck", "unknown"),
+                           r["fraction"], r["alpha"]), []).append(r)
     order = {m.name: i for i, m in enumerate(SUITE)}
     rows = []
-    for (name, features, fraction, alpha), rs in sorted(groups.items(), key=lambda kv: (
-            kv[0][1], order.get(kv[0][0], 99), kv[0][2], kv[0][3])):
+    for (name, features, commit, fraction, alpha), rs in sorted(groups.items(), key=lambda kv: (
+            kv[0][1], order.get(kv[0][0], 99), kv[0][3], kv[0][4], kv[0][2])):
         bounds = [float(r["epsilon_lower"]) for r in rs]
         mean = statistics.fmean(bounds)
         rows.append({
-            "mechanism": name, "features": features, "fraction": fraction, "alpha": alpha,
+            "mechanism": name, "features": features, "dpcheck": commit, "fraction": fraction,
+            "alpha": alpha,
             "seeds": len(rs),
             "pairs": rs[0]["pairs"], "samples_per_side": rs[0]["samples_per_side"],
             "true_epsilon": rs[0]["true_epsilon"], "true_is_bound": rs[0]["true_is_bound"],
@@ -213,16 +226,16 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     lines = ["# DP-Sniper's benchmark in its original form (claimed ε = 0.1)", "",
              "dpcheck `audit_pairs(confirm=\"best\")`, default features, confidence 1 − α; "
              "DP-Sniper: published full-budget bounds (confidence 0.9).", "",
-             "| mechanism | features | pairs | idealised ε | fraction of DP-Sniper's calls | samples/side/pair | "
+             "| mechanism | features | dpcheck | pairs | idealised ε | fraction of DP-Sniper's calls | samples/side/pair | "
              "α | seeds | dpcheck mean (min–max) | DP-Sniper LR | DP-Sniper MLP | mean ≥ LR | "
              "above idealised ε | s/seed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         truth = r["true_epsilon"]
         truth_s = ("∞" if truth == "inf" else ("≤ " if r["true_is_bound"] else "")
                    + f"{float(truth):.3g}")
         lines.append(
-            f"| {r['mechanism']} | {r['features']} | {r['pairs']} | {truth_s} | {r['fraction']:g} | "
+            f"| {r['mechanism']} | {r['features']} | {r['dpcheck']} | {r['pairs']} | {truth_s} | {r['fraction']:g} | "
             f"{r['samples_per_side']:.3g} | {r['alpha']:g} | {r['seeds']} | "
             f"**{r['mean']:.3f}** ({r['min']:.3f}–{r['max']:.3f}) | {r['dp_sniper_lr']:.3f} | "
             f"{r['dp_sniper_mlp']:.3f} | {'yes' if r['mean_at_or_above_lr'] else 'no'} | "
@@ -266,11 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     records = load(log)
     features = "values" if args.values_only else "default"
-    done = {(r["mechanism"], r["features"], r["fraction"], r["alpha"], r["seed"])
-            for r in records}
+    commit = dpcheck_commit()
+    done = {(r["mechanism"], r["features"], r.get("dpcheck"), r["fraction"], r["alpha"],
+             r["seed"]) for r in records}
     for seed in args.seeds:
         for m in chosen:
-            if (m.name, features, args.fraction, args.alpha, seed) in done:
+            if (m.name, features, commit, args.fraction, args.alpha, seed) in done:
                 continue
             rec = run(m, args.fraction, seed, args.alpha, values_only=args.values_only)
             with log.open("a") as fh:
