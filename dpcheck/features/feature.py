@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["Feature", "FeatureMap", "row_hash", "apply_user_map"]
+__all__ = ["Feature", "FeatureMap", "row_hash", "apply_user_map", "sorted_unique"]
 
 #: A user feature map: ``outputs -> (n,) or (n, m)`` numeric array.
 FeatureMap = Callable[[NDArray[Any]], Any]
@@ -72,6 +72,21 @@ def row_hash(rows: NDArray[Any]) -> NDArray[np.uint64]:
             np.right_shift(hb, _SHIFT2, out=tb)
             hb ^= tb
     return h
+
+
+def sorted_unique(x: NDArray[Any]) -> NDArray[Any]:
+    """``np.unique(x)`` of a 1-d array; integers (row hashes, cells) by one sort and a
+    comparison of neighbours — the same array, while numpy 2's hash-based ``np.unique`` of 10⁵
+    distinct 64-bit integers takes 18–32 ms against 1.5 ms (floats keep ``np.unique``, whose
+    NaN and ±0 rules a plain sort does not follow)."""
+    x = np.asarray(x)
+    if x.ndim != 1 or x.dtype.kind not in "iu" or x.size < 2:
+        return np.unique(x)
+    s = np.sort(x)
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
 
 
 def apply_user_map(user_map: FeatureMap, outputs: NDArray[Any]) -> NDArray[np.float64]:
