@@ -347,16 +347,33 @@ def test_float_atom_sets_keep_the_sorted_count():
     assert ev.count([x]) == _sorted_count(x, vals) == 4
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(x=st.lists(st.integers(-2**63, 2**63 - 1), max_size=300),
-       dtype=st.sampled_from(["int64", "uint64", "int8", "float64"]))
-def test_sorted_unique_is_np_unique(x, dtype):
+       dtype=st.sampled_from(["int64", "uint64", "int8", "float64"]), ordered=st.booleans())
+def test_sorted_unique_is_np_unique(x, dtype, ordered):
     from dpcheck.features.feature import sorted_unique
 
     a = np.asarray(x).astype(dtype) if dtype != "uint64" else np.asarray(
         [v % 2**64 for v in x], dtype=np.uint64)
+    if ordered:  # strictly increasing input, returned as it is
+        a = np.unique(a)
     got = sorted_unique(a)
     assert got.dtype == np.unique(a).dtype and np.array_equal(got, np.unique(a))
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.lists(st.sampled_from([0.0, -0.0, 1.0, -2.5, math.nan, math.inf, -math.inf]),
+                  max_size=8), ordered=st.booleans())
+def test_sorted_unique_of_floats_is_np_unique(x, ordered):
+    """Floats with NaN, ±0 and infinities: ``np.unique``'s values, zero signs included."""
+    from dpcheck.features.feature import sorted_unique
+
+    a = np.asarray(x, dtype=np.float64)
+    if ordered:
+        a = np.sort(a)
+    got, want = sorted_unique(a), np.unique(a)
+    assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
 def _old_newton(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
@@ -492,3 +509,21 @@ def test_fits_on_exploration_outputs_match_the_former_fits():
     w = _old_fit_weights(phi, ga.shape[0])
     assert np.array_equal(np.concatenate([summary.score.weights, *summary.interaction_weights]),
                           w)
+
+
+def test_generation_counts_reuse_the_pools_sorted_columns():
+    """Selection counts its shortlist on the generation half with the columns its pools
+    sorted already (:attr:`dpcheck.events.pools.Pool.sorted_d`): the counts of sorting them
+    again, for every kind of event of every feature of :data:`_FZ`."""
+    from dpcheck.events.event import count_events
+    from dpcheck.events.pools import feature_pool
+
+    rng = np.random.default_rng(8)
+    cols_d, cols_dp = _FZ(_vector_rows(3000, rng)), _FZ(_vector_rows(3000, rng, 0.3))
+    pools = [feature_pool(j, f, cols_d[j], cols_dp[j], 64) for j, f in enumerate(_FZ.features)]
+    events = [p.materialise(i) for p in pools for i in range(0, p.count_d.size, 7)]
+    assert {ev.kind for ev in events} >= {"atoms", "le", "gt", "interval", "outside"}
+    for cols, known in ((cols_d, [p.sorted_d for p in pools]),
+                        (cols_dp, [p.sorted_dp for p in pools])):
+        assert np.array_equal(count_events(events, cols, known), count_events(events, cols))
+        assert count_events(events, cols).tolist() == [ev.count(cols) for ev in events]

@@ -16,6 +16,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcheck.features.feature import sorted_unique
+
 __all__ = ["Event", "Candidate", "Direction", "Kind", "count_events"]
 
 Direction = Literal["d>d_prime", "d_prime>d"]
@@ -189,8 +191,10 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArray[np.int64]:
-    """:meth:`Event.count` of each event, sorting each feature column once.
+def count_events(events: Sequence[Event], columns: list[NDArray[Any]],
+                 presorted: Sequence[NDArray[Any] | None] | None = None) -> NDArray[np.int64]:
+    """:meth:`Event.count` of each event, sorting each feature column once (``presorted[f]``:
+    column ``f`` already sorted, ``np.sort(columns[f])``, when known).
 
     With the column sorted (NaN last), every half-line, interval and complement is counted by
     two binary searches of its bounds and a set of atoms by two searches per atom, so a
@@ -202,7 +206,8 @@ def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArra
     for i, ev in enumerate(events):
         by_feature.setdefault(ev.feature, []).append(i)
     for f, idx in by_feature.items():
-        x = np.sort(columns[f])
+        known = None if presorted is None else presorted[f]
+        x = np.sort(columns[f]) if known is None else known
         valid = x.size - (int(np.count_nonzero(np.isnan(x))) if x.dtype.kind in "fc" else 0)
 
         def at_most(t: Any, x: NDArray[Any] = x) -> int:  # outputs ≤ t (NaN sorts last)
@@ -220,7 +225,7 @@ def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArra
                 lo, hi = at_most(ev.low), at_most(ev.high)
                 out[i] = lo + (valid - hi) - max(0, lo - hi)
             else:
-                vals = np.unique(ev.values)
+                vals = sorted_unique(ev.values)
                 if vals.dtype.kind in "fc":
                     vals = vals[~np.isnan(vals)]
                 out[i] = int(np.sum(np.searchsorted(x, vals, "right")
