@@ -527,3 +527,34 @@ def test_generation_counts_reuse_the_pools_sorted_columns():
                         (cols_dp, [p.sorted_dp for p in pools])):
         assert np.array_equal(count_events(events, cols, known), count_events(events, cols))
         assert count_events(events, cols).tolist() == [ev.count(cols) for ev in events]
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows=st.lists(st.lists(_VALUES, min_size=5, max_size=5), min_size=1, max_size=40),
+       levels=st.lists(st.sampled_from([-math.inf, 0.0, 1.0, -1.0, math.inf]), max_size=5,
+                       unique=True),
+       width=st.integers(1, 6))
+def test_row_summary_on_shared_columns_matches(rows, levels, width):
+    """The summary computed on a batch's shared float64 columns (column-major result) has
+    the values of the one computed on the rows (the former form)."""
+    from dpcheck.features.coding import CodeCache
+
+    x = np.asarray(rows, dtype=np.float64)
+    s = RowSummary(np.sort(np.asarray(levels, dtype=np.float64)), width)
+    shared = s(x, CodeCache(x))
+    assert shared.flags.f_contiguous and np.array_equal(shared, _old_summary(s, x))
+
+
+def test_summary_score_on_shared_columns_matches():
+    """The row-summary score of :data:`_FZ` on a batch whose columns the other scores copied
+    already: the score computed on its own."""
+    from dpcheck.features.coding import CodeCache
+    from dpcheck.features.row_summary import SummaryScore
+
+    part, i = _FZ.owners[[f.name for f in _FZ.features].index("logit(summary)")]
+    score = _FZ.fitted[part].compute.args[0]
+    assert isinstance(score, SummaryScore)
+    x = _vector_rows(5000, np.random.default_rng(9), 0.2).astype(np.float32)  # cast per column
+    cache = CodeCache(x)
+    cache.column(2)
+    assert np.array_equal(score(x, cache), score(x))

@@ -97,19 +97,26 @@ class RowSummary:
         top = sorted(found, key=lambda v: (-found[v], v))[:MAX_LEVELS]
         return cls(np.sort(np.asarray(top, dtype=np.float64)), pooled.shape[1])
 
-    def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The summary of each row, shape ``(n, len(levels) + 2)``."""
-        x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
-        n, k = x.shape[0], self.levels.size
-        out = np.empty((n, k + 2))
-        small = x.shape[1] < 256  # a count fits a byte (MAX_COLUMNS = 128 columns at most)
+    def __call__(self, outputs: NDArray[np.generic],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The summary of each row, shape ``(n, len(levels) + 2)``. ``cache``: the batch's
+        float64 columns (:meth:`CodeCache.column`, shared with the other scores); the summary
+        is then column-major (Fortran order: the same values, its columns need no copy)."""
+        if cache is None:
+            x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
+            width = x.shape[1]
+        else:
+            width = min(self.width, np.shape(outputs)[1])
+        n, k = np.shape(outputs)[0], self.levels.size
+        out = np.empty((n, k + 2), order="C" if cache is None else "F")
+        small = width < 256  # a count fits a byte (MAX_COLUMNS = 128 columns at most)
         counts = np.zeros((k, n), dtype=np.uint8 if small else np.int64)
         low = np.full(n, np.inf)
         high = np.full(n, -np.inf)
         finite = [math.isfinite(v) for v in self.levels.tolist()]
         hit = np.empty(n, dtype=bool)
-        for j in range(x.shape[1]):  # column by column: reductions over short rows are slow
-            col = np.ascontiguousarray(x[:, j])
+        for j in range(width):  # column by column: reductions over short rows are slow
+            col = np.ascontiguousarray(x[:, j]) if cache is None else cache.column(j)
             regular = np.isfinite(col)
             for i, v in enumerate(self.levels.tolist()):
                 np.equal(col, v, out=hit)
@@ -203,9 +210,11 @@ class SummaryScore:
                      np.cumsum(widths)[:-1])
         return cls(summary, LogisticScore(columns, w[0]), inters, tuple(w[1:]))
 
-    def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The score of each output row (larger: more typical of D)."""
-        s = self.summary(outputs)
+    def __call__(self, outputs: NDArray[np.generic],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The score of each output row (larger: more typical of D); ``cache``: the batch's
+        columns shared with the other scores."""
+        s = self.summary(outputs, cache)
         cache = CodeCache(s)  # a value column's codes serve every count it interacts with
         score = self.score(s, cache)
         for t, w in zip(self.interactions, self.interaction_weights):
@@ -237,7 +246,7 @@ class RowSummaryFamily:
         summary = SummaryScore.fit(*exploration.generation)
         if summary is None:
             return None
-        return Fitted((Feature("logit(summary)", True),), partial(score_column, summary, False))
+        return Fitted((Feature("logit(summary)", True),), partial(score_column, summary, True))
 
     def describe(self, name: str) -> str | None:
         return ("logistic score on per-row counts of each flag or sentinel and the row's extreme "
