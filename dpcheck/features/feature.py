@@ -34,8 +34,9 @@ class Feature:
     aggregate: bool = False
 
 
-#: Rows hashed together through every column (4096 rows: 32 kB per array, in L1/L2 cache).
-_HASH_BLOCK = 1 << 12
+#: Rows hashed together through every column (16384 rows: 128 kB per array, in L2 cache;
+#: measured per 2²⁰ rows of 6 float64: 2¹² rows 51 ms, 2¹⁴ 42 ms; 10⁵ rows of 20: 22 vs 17).
+_HASH_BLOCK = 1 << 14
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFT1, _SHIFT2 = np.uint64(31), np.uint64(29)
 
