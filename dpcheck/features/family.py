@@ -141,7 +141,9 @@ class FittedFamily(Protocol):
     def features(self) -> tuple[Feature, ...]: ...
 
     def column(self, index: int, batch: Batch) -> NDArray[Any]:
-        """The column of feature ``features[index]`` on ``batch``."""
+        """The column of feature ``features[index]`` on ``batch``: each row's value computed
+        from that row alone (outside a user map), since the featurizer splits large batches
+        of numeric vectors into blocks (:data:`dpcheck.features.featurizer.ROW_BLOCK`)."""
         ...
 
     def row_labels(self, index: int, rows: Callable[[], NDArray[Any]]
