@@ -558,3 +558,27 @@ def test_summary_score_on_shared_columns_matches():
     cache = CodeCache(x)
     cache.column(2)
     assert np.array_equal(score(x, cache), score(x))
+
+
+@settings(max_examples=100, deadline=None)
+@given(levels=st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, math.inf, -math.inf,
+                                        math.nan]), max_size=6),
+       categorical=st.booleans(), x=st.lists(_VALUES, max_size=50))
+def test_level_codes_match_the_masked_assignments(levels, categorical, x):
+    """Codes of columns with any levels — distinct and sorted (codes added up in bytes),
+    repeated, unsorted or NaN (the former masked assignments, last level wins) — and of
+    non-finite values: the former codes."""
+    lv = np.asarray(levels, dtype=np.float64)
+    col = (Column(0, lv, True) if categorical else
+           Column(0, lv, False, 0.0, 1.0, np.asarray([-1.0, 0.5, 2.0])))
+    values = np.concatenate([np.asarray(x, dtype=np.float64), lv, [math.nan, 0.5, -1.0]])
+    assert np.array_equal(col.codes(values), _old_codes(col, values))
+
+
+def test_many_levels_keep_the_masked_assignments():
+    """300 distinct levels (codes past a byte): the former path, the former codes."""
+    lv = np.arange(300.0)
+    col = Column(0, lv, True)
+    values = np.concatenate([lv, [-1.0, 299.5, math.inf]])
+    assert np.array_equal(col.codes(values), _old_codes(col, values))
+    assert col.codes(values)[299] == 300
