@@ -14,6 +14,18 @@ sentinels, ``-0.0``, values on a bin edge, all-regular columns):
   :class:`dpcheck.features.learned.SignCount` — column loops, against the row reductions;
 * :func:`dpcheck.core.confirm.count_outputs` — support events sharing one sorted column,
   against :meth:`dpcheck.events.event.Event.mask` counts.
+
+Round 2 (each against the former code, transcribed here):
+
+* :meth:`dpcheck.features.featurizer.Featurizer.__call__` in row blocks, against the whole
+  batch at once (every vector family, C and Fortran order, ``only``);
+* :class:`~dpcheck.features.row_summary.RowSummary` byte counts (and the int64 path past 255);
+* hashed atom sets counted through a flag table, against the sort-and-search count, with
+  tables small enough that most outputs collide;
+* :func:`dpcheck.features.feature.sorted_unique` against ``np.unique``;
+* :func:`dpcheck.features.learned.fit_basis` and the Newton steps that reuse the line
+  search's logits, against the former ``fit_weights``/``_newton``; the logistic, naive-Bayes,
+  sign-count and row-summary fits with shared codings, against the former construction.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,3 +238,347 @@ def test_support_counts_share_one_sort():
     want = [int(np.count_nonzero(ev.mask(cols))) for ev in events]
     got = count_outputs(out, fz, events, np.random.SeedSequence(0), 0, 0)
     assert got.tolist() == want and min(want) > 0
+
+
+# ---- round 2 (issue 30 item 4): blocked featurizing, hashed support counts, the fits ----
+
+
+def _vector_rows(n: int, rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
+    """Rows with every kind of column the vector families branch on: a categorical index, a
+    continuous Laplace value, one with sentinels (-1000 "no answer", +inf "not released")
+    and an integer-valued one."""
+    out = np.empty((n, 4))
+    out[:, 0] = rng.integers(0, 4, n)
+    out[:, 1] = shift + rng.laplace(0, 1, n)
+    v = rng.laplace(shift, 2, n)
+    u = rng.random(n)
+    v[u < 0.1] = -1000.0
+    v[u > 0.95] = math.inf
+    out[:, 2] = v
+    out[:, 3] = np.round(rng.laplace(3 + shift, 4, n))
+    return out
+
+
+_RNG = np.random.default_rng(11)
+_FZ = Featurizer.build(_vector_rows(12_000, _RNG), None, _vector_rows(12_000, _RNG, 0.3))
+
+
+def test_the_vector_featurizer_fits_every_family():
+    """The featurizer below has the learned scores, the row summary and the row hash (so the
+    blocked featurizing is tested on all of them)."""
+    names = [f.name for f in _FZ.features]
+    for name in ("llr(output)", "logit(output)", "signs(output)", "logit(summary)", "row",
+                 "sum(output)"):
+        assert name in names
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 700), block=st.sampled_from([1, 7, 64, 256]),
+       fortran=st.booleans(), only=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_blocked_featurizing_matches_one_piece(rows, block, fortran, only, seed):
+    """:meth:`Featurizer.__call__` in blocks of ``ROW_BLOCK`` rows gives the columns (values,
+    dtypes) of the whole batch featurized at once (the former form, ``_columns``), for
+    C- and Fortran-ordered outputs, with and without ``only``."""
+    import dpcheck.features.featurizer as featurizer
+
+    x = _vector_rows(rows, np.random.default_rng(seed), 0.1)
+    if fortran:
+        x = np.asfortranarray(x)
+    chosen = {1, 6, len(_FZ.features) - 1} if only else None
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(featurizer, "ROW_BLOCK", block)
+        got = _FZ(x, chosen)
+    want = _FZ._columns(x, chosen)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert (g is None) == (w is None)
+        if g is not None:
+            assert g.dtype == w.dtype and np.array_equal(g, w)
+
+
+def test_row_summary_counts_past_a_byte():
+    """Rows of 300 columns (counts up to 300 do not fit the byte counts): the int64 path."""
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 3, (50, 300)).astype(float)
+    x[:5] = 1.0  # 300 equal values in a row
+    s = RowSummary(np.asarray([0.0, 1.0]), 300)
+    assert np.array_equal(s(x), _old_summary(s, x))
+    assert s(x)[:5, 1].tolist() == [300.0] * 5
+
+
+def _sorted_count(x: np.ndarray, vals: np.ndarray) -> int:
+    s = np.sort(x)
+    return int(np.sum(np.searchsorted(s, vals, "right") - np.searchsorted(s, vals, "left")))
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 3000), atoms=st.integers(257, 2000), inside=st.integers(0, 300),
+       bits=st.sampled_from([2, 8, 22]), seed=st.integers(0, 2**32 - 1))
+def test_hashed_atom_counts_match_the_sorted_count(n, atoms, inside, bits, seed):
+    """Large sorted uint64 atom sets (support sets of row hashes) are counted through the flag
+    table: the count of the former sort-and-search, with a table so small (``bits`` = 2, 8)
+    that most outputs share a slot with an atom, duplicated outputs, and atoms absent."""
+    import dpcheck.events.event as event
+
+    rng = np.random.default_rng(seed)
+    vals = np.unique(rng.integers(0, 2**64, atoms, dtype=np.uint64))
+    x = rng.integers(0, 2**64, n, dtype=np.uint64)
+    if n:
+        x[:min(inside, n)] = rng.choice(vals, min(inside, n))  # repeats included
+    ev = Event(0, "row", "atoms", values=vals, support=True)
+    other = Event(0, "row", "atoms", values=np.unique(np.concatenate([vals[:1], x[:300]])))
+    shared: dict = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(event, "_TABLE_BITS", bits)
+        got = ev.count([x], shared)
+        got_other = other.count([x], shared)  # reuses the slots of the first
+    assert got == _sorted_count(x, vals) == int(np.count_nonzero(ev.mask([x])))
+    assert got_other == int(np.count_nonzero(other.mask([x])))
+    if other.values.size > 256:
+        assert got_other == _sorted_count(x, other.values)
+
+
+def test_float_atom_sets_keep_the_sorted_count():
+    """Float support sets (scalar outputs) are still counted by the sort: -0.0 and 0.0 are one
+    atom there, which a table of raw bits would not see."""
+    vals = np.concatenate([[0.0], np.arange(1.0, 400.0)])
+    x = np.array([-0.0, 0.0, 5.0, 5.0, 1e9, np.nan])
+    ev = Event(0, "output", "atoms", values=vals, support=True)
+    assert ev.count([x]) == _sorted_count(x, vals) == 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.lists(st.integers(-2**63, 2**63 - 1), max_size=300),
+       dtype=st.sampled_from(["int64", "uint64", "int8", "float64"]), ordered=st.booleans())
+def test_sorted_unique_is_np_unique(x, dtype, ordered):
+    from dpcheck.features.feature import sorted_unique
+
+    a = np.asarray(x).astype(dtype) if dtype != "uint64" else np.asarray(
+        [v % 2**64 for v in x], dtype=np.uint64)
+    if ordered:  # strictly increasing input, returned as it is
+        a = np.unique(a)
+    got = sorted_unique(a)
+    assert got.dtype == np.unique(a).dtype and np.array_equal(got, np.unique(a))
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.lists(st.sampled_from([0.0, -0.0, 1.0, -2.5, math.nan, math.inf, -math.inf]),
+                  max_size=8), ordered=st.booleans())
+def test_sorted_unique_of_floats_is_np_unique(x, ordered):
+    """Floats with NaN, ±0 and infinities: ``np.unique``'s values, zero signs included."""
+    from dpcheck.features.feature import sorted_unique
+
+    a = np.asarray(x, dtype=np.float64)
+    if ordered:
+        a = np.sort(a)
+    got, want = sorted_unique(a), np.unique(a)
+    assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def _old_newton(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    """The former ``_newton``: every product recomputed, ``x @ 0`` included."""
+    from scipy.special import expit, log_expit
+
+    from dpcheck.features.learned import HESSIAN_ROWS, NEWTON_STEPS
+
+    n, k = x.shape
+    sign = 2.0 * y - 1.0
+    pen = np.full(k, lam)
+    pen[0] = 0.0
+    sub = x[:: max(1, n // HESSIAN_ROWS)]
+    scale = n / sub.shape[0]
+
+    def loss(theta):
+        return -float(np.sum(log_expit(sign * (x @ theta)))) + 0.5 * float(pen @ theta**2)
+
+    theta = np.zeros(k)
+    current = loss(theta)
+    for _ in range(NEWTON_STEPS):
+        grad = x.T @ (expit(x @ theta) - y) + pen * theta
+        ps = expit(sub @ theta)
+        hess = (sub.T * (ps * (1.0 - ps))) @ sub * scale + np.diag(pen + 1e-9 * n)
+        step = np.linalg.solve(hess, grad)
+        decrease = float(grad @ step)
+        if decrease < 1e-10 * n:
+            break
+        t = 1.0
+        while t > 1e-4:
+            trial = loss(theta - t * step)
+            if trial <= current - 1e-4 * t * decrease:
+                break
+            t /= 2
+        else:
+            break
+        theta, current = theta - t * step, trial
+    return theta
+
+
+def _old_fit_weights(phi: np.ndarray, n_d: int) -> np.ndarray:
+    """The former ``fit_weights``: standardise a copy, ``hstack`` the intercept, Newton."""
+    from threadpoolctl import threadpool_limits
+
+    from dpcheck.features.learned import RIDGE
+
+    phi = phi.copy()
+    y = np.zeros(phi.shape[0])
+    y[:n_d] = 1.0
+    mu = phi.mean(axis=0)
+    sd = phi.std(axis=0)
+    sd[sd == 0] = 1.0
+    phi -= mu
+    phi /= sd
+    with threadpool_limits(1, user_api="blas"):
+        theta = _old_newton(np.hstack([np.ones((phi.shape[0], 1)), phi]), y,
+                            RIDGE * phi.shape[0])
+    return theta[1:] / sd
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 3000), width=st.integers(1, 40), block=st.sampled_from([1, 5, 2048]),
+       constant=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_fit_basis_matches_the_former_fit(n, width, block, constant, seed):
+    """:func:`fit_basis` (rows written block by block into the design matrix, sums continued
+    block to block, the line search's logits reused) gives the former fit's weights bit for
+    bit: blocks of 1 and 5 rows, one block, a single column (numpy's pairwise sum: the former
+    path), constant columns (sd = 0), indicator and clipped-value columns."""
+    import dpcheck.features.learned as learned
+
+    rng = np.random.default_rng(seed)
+    phi = np.clip(rng.laplace(0.2, 1.5, (n, width)), -CLIP, CLIP)
+    phi[:, ::3] = rng.random((n, phi[:, ::3].shape[1])) < 0.3  # indicators
+    if constant:
+        phi[:, -1] = 0.0
+    n_d = int(rng.integers(1, n))
+    fill_calls = []
+
+    def fill(start: int, stop: int, out: np.ndarray) -> None:
+        fill_calls.append((start, stop))
+        out[:] = phi[start:stop]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(learned, "DESIGN_BLOCK", block)
+        got = learned.fit_basis(n, width, n_d, fill)
+    assert np.array_equal(got, _old_fit_weights(phi, n_d))
+    assert sorted(fill_calls)[0][0] == 0 and sum(b - a for a, b in fill_calls) == n
+
+
+def test_fits_on_exploration_outputs_match_the_former_fits():
+    """The three fitted scores of :data:`_FZ`'s outputs, by their new paths (shared codings,
+    :func:`fit_basis`), against the former construction: codings computed per score, the
+    basis built whole and fitted by the former ``fit_weights``."""
+    from dpcheck.features.coding import VALUE_BINS
+    from dpcheck.features.family import Exploration
+    from dpcheck.features.learned import LogisticScore
+    from dpcheck.features.naive_bayes import LLR_BINS, NaiveBayesLLR
+    from dpcheck.features.row_summary import SummaryScore, _interactions
+
+    rng = np.random.default_rng(4)
+    a, b = _vector_rows(6000, rng), _vector_rows(6000, rng, 0.3)
+    a[:, 3] = rng.integers(0, 3, 6000)  # a count-like column: summary interactions
+    b[:, 3] = rng.integers(0, 4, 6000)
+    ex = Exploration(np.concatenate([a, a]), np.concatenate([b, b]), None, True)
+    ga, gb = ex.generation
+    pooled = np.concatenate([ga, gb]).astype(np.float64)
+    cols = tuple(c for c in (column_coding(j, pooled[:, j], VALUE_BINS) for j in range(4))
+                 if c.width)
+    shell = LogisticScore(cols, np.zeros(0))
+    old = _old_fit_weights(shell.basis(pooled), ga.shape[0])
+    new = LogisticScore.fit(ga, gb, coding=ex.coding)
+    assert all(c.key == o.key for c, o in zip(new.columns, cols))
+    assert np.array_equal(new.weights, old)
+    assert np.array_equal(new.weights, LogisticScore.fit(ga, gb).weights)
+    nb, nb_shared = NaiveBayesLLR.fit(ga, gb), NaiveBayesLLR.fit(ga, gb, coding=ex.coding)
+    assert LLR_BINS == VALUE_BINS and all(
+        np.array_equal(s, t) for s, t in zip(nb.tables, nb_shared.tables))
+    assert [c.key for c in nb.columns] == [c.key for c in nb_shared.columns]
+    signs, signs_shared = SignCount.fit(ga, gb), SignCount.fit(ga, gb, coding=ex.coding)
+    assert np.array_equal(signs.indices, signs_shared.indices)
+    assert np.array_equal(signs.medians, signs_shared.medians)
+    summary = SummaryScore.fit(ga, gb)
+    s = np.concatenate([summary.summary(ga), summary.summary(gb)])
+    main = LogisticScore(summary.score.columns, np.empty(0))
+    inters = _interactions(summary.summary, s)
+    assert inters  # the interaction columns are fitted too
+    phi = np.empty((s.shape[0], main.width + sum(t.width for t in inters)))
+    phi[:, :main.width] = main.basis(s)
+    at = main.width
+    for t in inters:
+        t.basis(s, phi[:, at:at + t.width])
+        at += t.width
+    w = _old_fit_weights(phi, ga.shape[0])
+    assert np.array_equal(np.concatenate([summary.score.weights, *summary.interaction_weights]),
+                          w)
+
+
+def test_generation_counts_reuse_the_pools_sorted_columns():
+    """Selection counts its shortlist on the generation half with the columns its pools
+    sorted already (:attr:`dpcheck.events.pools.Pool.sorted_d`): the counts of sorting them
+    again, for every kind of event of every feature of :data:`_FZ`."""
+    from dpcheck.events.event import count_events
+    from dpcheck.events.pools import feature_pool
+
+    rng = np.random.default_rng(8)
+    cols_d, cols_dp = _FZ(_vector_rows(3000, rng)), _FZ(_vector_rows(3000, rng, 0.3))
+    pools = [feature_pool(j, f, cols_d[j], cols_dp[j], 64) for j, f in enumerate(_FZ.features)]
+    events = [p.materialise(i) for p in pools for i in range(0, p.count_d.size, 7)]
+    assert {ev.kind for ev in events} >= {"atoms", "le", "gt", "interval", "outside"}
+    for cols, known in ((cols_d, [p.sorted_d for p in pools]),
+                        (cols_dp, [p.sorted_dp for p in pools])):
+        assert np.array_equal(count_events(events, cols, known), count_events(events, cols))
+        assert count_events(events, cols).tolist() == [ev.count(cols) for ev in events]
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows=st.lists(st.lists(_VALUES, min_size=5, max_size=5), min_size=1, max_size=40),
+       levels=st.lists(st.sampled_from([-math.inf, 0.0, 1.0, -1.0, math.inf]), max_size=5,
+                       unique=True),
+       width=st.integers(1, 6))
+def test_row_summary_on_shared_columns_matches(rows, levels, width):
+    """The summary computed on a batch's shared float64 columns (column-major result) has
+    the values of the one computed on the rows (the former form)."""
+    from dpcheck.features.coding import CodeCache
+
+    x = np.asarray(rows, dtype=np.float64)
+    s = RowSummary(np.sort(np.asarray(levels, dtype=np.float64)), width)
+    shared = s(x, CodeCache(x))
+    assert shared.flags.f_contiguous and np.array_equal(shared, _old_summary(s, x))
+
+
+def test_summary_score_on_shared_columns_matches():
+    """The row-summary score of :data:`_FZ` on a batch whose columns the other scores copied
+    already: the score computed on its own."""
+    from dpcheck.features.coding import CodeCache
+    from dpcheck.features.row_summary import SummaryScore
+
+    part, i = _FZ.owners[[f.name for f in _FZ.features].index("logit(summary)")]
+    score = _FZ.fitted[part].compute.args[0]
+    assert isinstance(score, SummaryScore)
+    x = _vector_rows(5000, np.random.default_rng(9), 0.2).astype(np.float32)  # cast per column
+    cache = CodeCache(x)
+    cache.column(2)
+    assert np.array_equal(score(x, cache), score(x))
+
+
+@settings(max_examples=100, deadline=None)
+@given(levels=st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, math.inf, -math.inf,
+                                        math.nan]), max_size=6),
+       categorical=st.booleans(), x=st.lists(_VALUES, max_size=50))
+def test_level_codes_match_the_masked_assignments(levels, categorical, x):
+    """Codes of columns with any levels — distinct and sorted (codes added up in bytes),
+    repeated, unsorted or NaN (the former masked assignments, last level wins) — and of
+    non-finite values: the former codes."""
+    lv = np.asarray(levels, dtype=np.float64)
+    col = (Column(0, lv, True) if categorical else
+           Column(0, lv, False, 0.0, 1.0, np.asarray([-1.0, 0.5, 2.0])))
+    values = np.concatenate([np.asarray(x, dtype=np.float64), lv, [math.nan, 0.5, -1.0]])
+    assert np.array_equal(col.codes(values), _old_codes(col, values))
+
+
+def test_many_levels_keep_the_masked_assignments():
+    """300 distinct levels (codes past a byte): the former path, the former codes."""
+    lv = np.arange(300.0)
+    col = Column(0, lv, True)
+    values = np.concatenate([lv, [-1.0, 299.5, math.inf]])
+    assert np.array_equal(col.codes(values), _old_codes(col, values))
+    assert col.codes(values)[299] == 300

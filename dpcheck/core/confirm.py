@@ -124,7 +124,7 @@ def count_outputs(
     ``confirm-ties`` stream."""
     cols = featurizer(out, only={ev.feature for ev in events})
     if not any(ev.tie_value is not None for ev in events):
-        ordered: dict[int, NDArray[Any]] = {}  # both support events sort one column once
+        ordered: dict[Any, NDArray[Any]] = {}  # support events share one sort or table slots
         return np.array([ev.count(cols, ordered) for ev in events], dtype=np.int64)
     coins = chunk_generator(seed_seq, "confirm-ties", side, index)  # randomised events
     return np.array([ev.count_random(cols, coins) for ev in events], dtype=np.int64)

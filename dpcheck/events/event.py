@@ -16,6 +16,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcheck.features.feature import sorted_unique
+
 __all__ = ["Event", "Candidate", "Direction", "Kind", "count_events"]
 
 Direction = Literal["d>d_prime", "d_prime>d"]
@@ -83,9 +85,10 @@ class Event:
         return vals[idx] == x
 
     def count(self, columns: list[NDArray[Any]],
-              sorted_columns: dict[int, NDArray[Any]] | None = None) -> int:
-        """Number of outputs in the event (``sorted_columns``: sorted feature columns shared
-        by the events counted on the same outputs, filled on demand)."""
+              sorted_columns: dict[Any, NDArray[Any]] | None = None) -> int:
+        """Number of outputs in the event (``sorted_columns``: sorted feature columns, and the
+        table slots of hashed ones, shared by the events counted on the same outputs, filled
+        on demand)."""
         vals = self.values
         if (self.kind == "atoms" and vals.size > _SORTED_COUNT
                 and bool(np.all(vals[1:] > vals[:-1]))):
@@ -94,6 +97,9 @@ class Event:
             # miss the cache
             if sorted_columns is None:
                 sorted_columns = {}
+            if columns[self.feature].dtype == np.uint64 and vals.dtype == np.uint64:
+                return _count_hashed(columns[self.feature], vals, sorted_columns,
+                                     self.feature)
             x = sorted_columns.get(self.feature)
             if x is None:
                 x = sorted_columns[self.feature] = np.sort(columns[self.feature])
@@ -145,6 +151,30 @@ class Event:
         return out
 
 
+#: Hashed atom sets (:func:`_count_hashed`): a table of 2**_TABLE_BITS flags (4 MB), so a
+#: support set of ~10⁵ row hashes lets ~2.5 % of the other rows through to the exact search.
+_TABLE_BITS = 22
+
+
+def _count_hashed(x: NDArray[np.uint64], vals: NDArray[np.uint64],
+                  shared: dict[Any, NDArray[Any]], feature: int) -> int:
+    """Outputs whose 64-bit value (a row hash, :func:`dpcheck.features.feature.row_hash`) is one
+    of the sorted distinct ``vals``: the same count as sorting ``x`` and searching every value
+    in it, without the sort. A flag table indexed by a value's low bits marks the slots of
+    ``vals``; only outputs on a marked slot (every output in the set, and the few others that
+    share a slot) are searched for in ``vals``. ``shared``: the slots of ``x``, computed once
+    for the events counted on the same outputs."""
+    mask = np.uint64((1 << _TABLE_BITS) - 1)
+    slots = shared.get(("slots", feature))
+    if slots is None:
+        slots = shared[("slots", feature)] = np.bitwise_and(x, mask)
+    table = np.zeros(1 << _TABLE_BITS, dtype=bool)
+    table[vals & mask] = True
+    maybe = x[table.take(slots)]
+    at = np.minimum(np.searchsorted(vals, maybe), vals.size - 1)
+    return int(np.count_nonzero(vals[at] == maybe))
+
+
 def _show(v: Any) -> str:
     if isinstance(v, tuple):
         return "(" + ", ".join(_show(x) for x in v) + ")"
@@ -161,8 +191,10 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArray[np.int64]:
-    """:meth:`Event.count` of each event, sorting each feature column once.
+def count_events(events: Sequence[Event], columns: list[NDArray[Any]],
+                 presorted: Sequence[NDArray[Any] | None] | None = None) -> NDArray[np.int64]:
+    """:meth:`Event.count` of each event, sorting each feature column once (``presorted[f]``:
+    column ``f`` already sorted, ``np.sort(columns[f])``, when known).
 
     With the column sorted (NaN last), every half-line, interval and complement is counted by
     two binary searches of its bounds and a set of atoms by two searches per atom, so a
@@ -174,7 +206,8 @@ def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArra
     for i, ev in enumerate(events):
         by_feature.setdefault(ev.feature, []).append(i)
     for f, idx in by_feature.items():
-        x = np.sort(columns[f])
+        known = None if presorted is None else presorted[f]
+        x = np.sort(columns[f]) if known is None else known
         valid = x.size - (int(np.count_nonzero(np.isnan(x))) if x.dtype.kind in "fc" else 0)
 
         def at_most(t: Any, x: NDArray[Any] = x) -> int:  # outputs ≤ t (NaN sorts last)
@@ -192,7 +225,7 @@ def count_events(events: Sequence[Event], columns: list[NDArray[Any]]) -> NDArra
                 lo, hi = at_most(ev.low), at_most(ev.high)
                 out[i] = lo + (valid - hi) - max(0, lo - hi)
             else:
-                vals = np.unique(ev.values)
+                vals = sorted_unique(ev.values)
                 if vals.dtype.kind in "fc":
                     vals = vals[~np.isnan(vals)]
                 out[i] = int(np.sum(np.searchsorted(x, vals, "right")

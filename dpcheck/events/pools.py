@@ -53,6 +53,10 @@ class Pool:
     segments: list[Segment]
     count_d: NDArray[np.int64]
     count_dp: NDArray[np.int64]
+    #: The feature's generation columns of D and D′, sorted (shared with the counts of the
+    #: shortlist on the generation half, :func:`dpcheck.events.event.count_events`).
+    sorted_d: NDArray[Any] | None = None
+    sorted_dp: NDArray[Any] | None = None
 
     def materialise(self, i: int) -> Event:
         """The ``i``-th candidate event of this pool."""
@@ -128,7 +132,7 @@ def feature_pool(
             counts_d += [inside_a, sa.size - inside_a]
             counts_dp += [inside_b, sb.size - inside_b]
     return Pool(j, feat.name, atoms, segments, np.concatenate(counts_d),
-                 np.concatenate(counts_dp))
+                np.concatenate(counts_dp), sa, sb)
 
 
 def best_per_family(

@@ -132,7 +132,7 @@ def select_events(
     short = _shortlist(gen, delta_epsilon is not None, dkw)
     pairs = (pair_shortlist(gen.pools, features, halves.half, n_confirm, alpha_each)
              if ratio else [])
-    _validate(short, halves, pairs)
+    _validate(short, halves, pairs, gen.pools)
     rankings, quotas, diverse = _rankings(short, halves.n_val, k, kw)
     picked: list[int] = []
     chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked)
@@ -244,9 +244,11 @@ def _shortlist(gen: _Generated, with_delta: bool, dkw: dict[str, Any]) -> Shortl
 
 
 def _validate(short: Shortlist, halves: _Halves,
-              pairs: list[tuple[Event, Event, bool, float, bool]]) -> None:
+              pairs: list[tuple[Event, Event, bool, float, bool]],
+              pools: list[Pool] | None = None) -> None:
     """Count the shortlist on the validation half, then append the paired events with their
-    combined counts (numerator side first)."""
+    combined counts (numerator side first); on the generation half with the columns
+    ``pools`` sorted already."""
     entries = short.entries
     counted = [ev for ev, _, _ in entries] + [e for p in pairs for e in p[:2]]
     all_d, all_dp = halves.count(counted)
@@ -268,7 +270,10 @@ def _validate(short: Shortlist, halves: _Halves,
         gen_score = np.append(gen_score, score)
     short.v_p, short.v_q, short.gen_score = v_p, v_q, gen_score
     events = [ev for ev, _, _ in entries]
-    short.g_d, short.g_dp = count_events(events, halves.gen_d), count_events(events, halves.gen_dp)
+    sorted_d = None if pools is None else [p.sorted_d for p in pools]
+    sorted_dp = None if pools is None else [p.sorted_dp for p in pools]
+    short.g_d = count_events(events, halves.gen_d, sorted_d)
+    short.g_dp = count_events(events, halves.gen_dp, sorted_dp)
 
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcheck.events.event import Candidate, Event
-from dpcheck.features.feature import Feature
+from dpcheck.features.feature import Feature, sorted_unique
 
 __all__ = ["SUPPORT_SHARE", "MAX_SUPPORT", "IDENTITY_FEATURES", "support_candidates",
            "support_floor", "with_support", "has_identity"]
@@ -73,8 +73,8 @@ def support_candidates(
     j = _identity(features)
     if j is None:
         return []
-    a = np.unique(cols_d[j][:MAX_SUPPORT])
-    b = np.unique(cols_dp[j][:MAX_SUPPORT])
+    a = sorted_unique(cols_d[j][:MAX_SUPPORT])
+    b = sorted_unique(cols_dp[j][:MAX_SUPPORT])
     out = []
     for values, direction in ((np.setdiff1d(a, b, assume_unique=True), "d>d_prime"),
                               (np.setdiff1d(b, a, assume_unique=True), "d_prime>d")):

@@ -68,16 +68,32 @@ class Column:
         "right")``), counted by one comparison pass per edge when the edges are few
         (:data:`VALUE_BINS` − 1 = 7 edges: 3 ms on 9·10⁵ values against 17 ms of binary
         searches)."""
+        if self.categorical and self._distinct:
+            return _level_codes(self.levels, x).astype(np.intp)
         if self.categorical:
             out = np.zeros(x.shape[0], dtype=np.intp)
         else:
             out = _bins(self.edges, x, 1 + self.levels.size)
             finite = np.isfinite(x)
             if not finite.all():
-                out[~finite] = 0
+                np.multiply(out, finite, out=out)  # non-finite: 0
+        if self._distinct and self.levels.size:  # at most one level per value: add its code
+            hit = _level_codes(self.levels, x)
+            np.multiply(out, hit == 0, out=out)
+            out += hit
+            return out
         for i, v in enumerate(self.levels):
             out[x == v] = 1 + i
         return out
+
+    @cached_property
+    def _distinct(self) -> bool:
+        """Whether the levels are strictly increasing (distinct, no NaN) and fewer than 255:
+        every value then equals at most one level, whose code :func:`_level_codes` adds up in
+        a byte (a categorical column of 2¹⁶ values with 5 levels: 0.19 ms against 1.3 ms of
+        masked assignments)."""
+        lv = self.levels
+        return bool(lv.size < 255 and np.all(lv[1:] > lv[:-1]))
 
     def describe_code(self, code: int, name: str) -> str:
         """The cell ``code`` of :meth:`codes` in words, e.g. ``0.8 <= output[5] < 4.9``."""
@@ -151,6 +167,22 @@ class Column:
 #: values against binary searches: 7 edges 3 ms vs 17, 15 edges 4 vs 23, 31 edges 8 vs 30,
 #: 63 edges 17 vs 36, 127 edges 32 vs 43); must stay below 256.
 _COMPARE_EDGES = 64
+
+
+def _level_codes(levels: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.uint8]:
+    """``1 + i`` where ``x == levels[i]``, else 0, in bytes; for distinct ``levels`` (fewer
+    than 255), so that at most one term of the sum is non-zero."""
+    code = np.zeros(x.shape[0], dtype=np.uint8)
+    hit = np.empty(x.shape[0], dtype=bool)
+    term = np.empty(x.shape[0], dtype=np.uint8)
+    for i, v in enumerate(levels.tolist()):
+        np.equal(x, v, out=hit)
+        if i == 0:
+            code += hit.view(np.uint8)
+        else:
+            np.multiply(hit.view(np.uint8), np.uint8(1 + i), out=term)
+            code += term
+    return code
 
 
 def _bins(edges: NDArray[np.float64], x: NDArray[np.float64], first: int) -> NDArray[np.intp]:

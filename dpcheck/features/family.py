@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.features.coding import CodeCache
+from dpcheck.features.coding import MAX_FIT_ROWS, CodeCache, Column, column_coding
 from dpcheck.features.feature import Feature, FeatureMap, apply_user_map, row_hash
 
 __all__ = [
@@ -95,6 +95,22 @@ class Exploration:
         assert self.user_map is not None
         return apply_user_map(self.user_map, self.outputs)
 
+    @cached_property
+    def _codings(self) -> dict[tuple[int, int], Column]:
+        return {}
+
+    def coding(self, j: int, bins: int) -> Column:
+        """:func:`~dpcheck.features.coding.column_coding` of column ``j`` of the first
+        :data:`~dpcheck.features.coding.MAX_FIT_ROWS` generation outputs of each side, pooled,
+        with ``bins`` bins: computed once, for every learned score that codes the column so
+        (the naive-Bayes and logistic scores: ``LLR_BINS`` = ``VALUE_BINS`` = 8)."""
+        code = self._codings.get((j, bins))
+        if code is None:
+            gen_d, gen_dp = self.generation
+            pooled = np.concatenate([gen_d[:MAX_FIT_ROWS, j], gen_dp[:MAX_FIT_ROWS, j]])
+            code = self._codings[(j, bins)] = column_coding(j, pooled.astype(np.float64), bins)
+        return code
+
 
 class Batch:
     """One batch of outputs being featurized: the rows, their column codes shared by the
@@ -125,7 +141,9 @@ class FittedFamily(Protocol):
     def features(self) -> tuple[Feature, ...]: ...
 
     def column(self, index: int, batch: Batch) -> NDArray[Any]:
-        """The column of feature ``features[index]`` on ``batch``."""
+        """The column of feature ``features[index]`` on ``batch``: each row's value computed
+        from that row alone (outside a user map), since the featurizer splits large batches
+        of numeric vectors into blocks (:data:`dpcheck.features.featurizer.ROW_BLOCK`)."""
         ...
 
     def row_labels(self, index: int, rows: Callable[[], NDArray[Any]]

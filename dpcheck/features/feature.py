@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from dpcheck.errors import InvalidArgument
 
-__all__ = ["Feature", "FeatureMap", "row_hash", "apply_user_map"]
+__all__ = ["Feature", "FeatureMap", "row_hash", "apply_user_map", "sorted_unique"]
 
 #: A user feature map: ``outputs -> (n,) or (n, m)`` numeric array.
 FeatureMap = Callable[[NDArray[Any]], Any]
@@ -34,8 +34,9 @@ class Feature:
     aggregate: bool = False
 
 
-#: Rows hashed together through every column (4096 rows: 32 kB per array, in L1/L2 cache).
-_HASH_BLOCK = 1 << 12
+#: Rows hashed together through every column (16384 rows: 128 kB per array, in L2 cache;
+#: measured per 2²⁰ rows of 6 float64: 2¹² rows 51 ms, 2¹⁴ 42 ms; 10⁵ rows of 20: 22 vs 17).
+_HASH_BLOCK = 1 << 14
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _SHIFT1, _SHIFT2 = np.uint64(31), np.uint64(29)
 
@@ -72,6 +73,24 @@ def row_hash(rows: NDArray[Any]) -> NDArray[np.uint64]:
             np.right_shift(hb, _SHIFT2, out=tb)
             hb ^= tb
     return h
+
+
+def sorted_unique(x: NDArray[Any]) -> NDArray[Any]:
+    """``np.unique(x)`` of a 1-d array: a strictly increasing array as it is (the atoms of
+    a chosen event), integers (row hashes, cells) by one sort and a comparison of neighbours —
+    the same array, while numpy 2's hash-based ``np.unique`` of 10⁵ distinct 64-bit integers
+    takes 18–32 ms against 1.5 ms; other floats keep ``np.unique``, whose NaN and ±0 rules a
+    plain sort does not follow."""
+    x = np.asarray(x)
+    if x.ndim == 1 and x.dtype.kind in "iuf" and 1 < x.size and bool(np.all(x[1:] > x[:-1])):
+        return x.copy()  # strictly increasing (so no NaN, no ±0 pair): already np.unique(x)
+    if x.ndim != 1 or x.dtype.kind not in "iu" or x.size < 2:
+        return np.unique(x)
+    s = np.sort(x)
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
 
 
 def apply_user_map(user_map: FeatureMap, outputs: NDArray[Any]) -> NDArray[np.float64]:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from dpcheck.errors import InvalidArgument
@@ -48,7 +49,12 @@ from dpcheck.features.learned import LogisticFamily, SignCountFamily
 from dpcheck.features.naive_bayes import NaiveBayesFamily
 from dpcheck.features.row_summary import RowSummaryFamily
 
-__all__ = ["Featurizer", "FAMILIES", "describe_feature"]
+__all__ = ["Featurizer", "FAMILIES", "describe_feature", "ROW_BLOCK"]
+
+#: Rows featurized together (numeric vectors, :meth:`Featurizer.__call__`): 2¹⁶ rows keep a
+#: float64 column at 512 kB, in L2 cache (measured on 2²⁰-row chunks: 2¹³ rows 0.19 s, 2¹⁴
+#: 0.16, 2¹⁵ 0.15, 2¹⁶ 0.14, 2¹⁷ 0.15 for the 6-bin histogram's four scores).
+ROW_BLOCK = 1 << 16
 
 #: Every feature family, in the order its features appear. A new family: one module with a
 #: class satisfying :class:`~dpcheck.features.family.FeatureFamily`, and one line here.
@@ -117,7 +123,24 @@ class Featurizer:
         self, outputs: NDArray[Any], only: set[int] | None = None
     ) -> list[NDArray[Any] | None]:
         """Feature arrays (one per :attr:`features`) for ``outputs``; with ``only``, the other
-        entries are ``None`` (not computed)."""
+        entries are ``None`` (not computed).
+
+        Numeric vectors without a user map are featurized in blocks of :data:`ROW_BLOCK` rows
+        and the blocks' columns concatenated: every vector family computes each row's value
+        from that row alone, so the columns are the same bit for bit, and a block's
+        intermediate arrays (codes, clipped values, level counts) stay in cache (a 6-bin
+        histogram at 2²⁰ rows: 0.14 s against 0.19–0.50 s in one piece)."""
+        n = outputs.shape[0]
+        if (self.user_map is not None or outputs.ndim != 2 or outputs.shape[1] < 2
+                or outputs.dtype.kind not in "iuf" or n <= ROW_BLOCK):
+            return self._columns(outputs, only)
+        parts = [self._columns(outputs[s:s + ROW_BLOCK], only) for s in range(0, n, ROW_BLOCK)]
+        return [None if parts[0][j] is None else np.concatenate([p[j] for p in parts])
+                for j in range(len(self.owners))]
+
+    def _columns(self, outputs: NDArray[Any], only: set[int] | None
+                 ) -> list[NDArray[Any] | None]:
+        """:meth:`__call__` on one batch, in one piece."""
         batch = Batch(outputs, self.user_map)  # the learned scores code the same columns alike
         cols: list[NDArray[Any] | None] = []
         for j, (part, i) in enumerate(self.owners):

@@ -45,6 +45,7 @@ R. Soc. A 231 (1933).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -65,7 +66,7 @@ from dpcheck.features.family import Exploration, Fitted, score_column
 from dpcheck.features.feature import Feature
 
 __all__ = ["LogisticScore", "SignCount", "LogisticFamily", "SignCountFamily", "fit_weights",
-           "MAX_COLUMNS", "LEARN_MIN_ROWS"]
+           "fit_basis", "MAX_COLUMNS", "LEARN_MIN_ROWS", "DESIGN_BLOCK"]
 
 #: Columns of the output used by the logistic regression.
 MAX_COLUMNS = 128
@@ -83,7 +84,13 @@ HESSIAN_ROWS = 20_000
 def _newton(x: NDArray[np.float64], y: NDArray[np.float64], lam: float) -> NDArray[np.float64]:
     """Penalised logistic regression by damped Newton steps (column 0 of ``x`` is the
     unpenalised intercept). The Hessian is formed on at most :data:`HESSIAN_ROWS` rows (a
-    quasi-Newton step; the backtracking line search on the exact loss keeps it a descent)."""
+    quasi-Newton step; the backtracking line search on the exact loss keeps it a descent).
+
+    Each accepted step's logits ``x @ θ`` (computed by the line search) serve the next
+    gradient, and the logits at ``θ = 0`` are zeros: the matrix–vector products are the same
+    calls on the same operands as recomputing them (single-threaded BLAS gives the same bits
+    for the same operands, tested), so the coefficients are unchanged, with one pass over
+    ``x`` fewer per step."""
     n, k = x.shape
     sign = 2.0 * y - 1.0
     pen = np.full(k, lam)
@@ -91,13 +98,17 @@ def _newton(x: NDArray[np.float64], y: NDArray[np.float64], lam: float) -> NDArr
     sub = x[:: max(1, n // HESSIAN_ROWS)]
     scale = n / sub.shape[0]
 
-    def loss(theta: NDArray[np.float64]) -> float:
-        return -float(np.sum(log_expit(sign * (x @ theta)))) + 0.5 * float(pen @ theta**2)
+    def loss(theta: NDArray[np.float64],
+             margin: NDArray[np.float64] | None = None) -> tuple[float, NDArray[np.float64]]:
+        if margin is None:
+            margin = x @ theta
+        value = -float(np.sum(log_expit(sign * margin))) + 0.5 * float(pen @ theta**2)
+        return value, margin
 
     theta = np.zeros(k)
-    current = loss(theta)
+    current, margin = loss(theta, np.zeros(n))  # x @ 0: ±0 per row, the same losses
     for _ in range(NEWTON_STEPS):
-        grad = x.T @ (expit(x @ theta) - y) + pen * theta
+        grad = x.T @ (expit(margin) - y) + pen * theta
         ps = expit(sub @ theta)
         hess = (sub.T * (ps * (1.0 - ps))) @ sub * scale + np.diag(pen + 1e-9 * n)
         step = np.linalg.solve(hess, grad)
@@ -106,13 +117,13 @@ def _newton(x: NDArray[np.float64], y: NDArray[np.float64], lam: float) -> NDArr
             break
         t = 1.0
         while t > 1e-4:
-            trial = loss(theta - t * step)
+            trial, trial_margin = loss(theta - t * step)
             if trial <= current - 1e-4 * t * decrease:
                 break
             t /= 2
         else:
             break
-        theta, current = theta - t * step, trial
+        theta, current, margin = theta - t * step, trial, trial_margin
     return theta
 
 
@@ -134,6 +145,62 @@ def fit_weights(phi: NDArray[np.float64], n_d: int) -> NDArray[np.float64]:
     return theta[1:] / sd
 
 
+#: Rows of the basis written and standardised together by :func:`fit_basis` (2048 rows of
+#: 60 basis functions: 1 MB, in cache while they are summed).
+DESIGN_BLOCK = 2048
+#: ``fill(start, stop, out)``: write the basis of rows ``start:stop`` into ``out``.
+Fill = Callable[[int, int, NDArray[np.float64]], None]
+
+
+def fit_basis(n: int, width: int, n_d: int, fill: Fill) -> NDArray[np.float64]:
+    """:func:`fit_weights` of the ``n`` basis rows (``width`` functions) that ``fill`` writes
+    block by block, bit for bit, without its copies: the rows go straight into the Newton
+    design matrix beside its intercept column, and their mean and variance are summed block
+    by block, in cache. A column sum over rows (``np.add.reduce(·, axis=0)`` of a C-ordered
+    array with at least two columns) adds the rows one after another, so a block's sums
+    continued from the previous blocks' total are the whole array's sums (tested); with a
+    single column numpy sums pairwise, and the rows are fitted by :func:`fit_weights`."""
+    if width < 2:
+        phi = np.empty((n, width))
+        fill(0, n, phi)
+        return fit_weights(phi, n_d)
+    x = np.empty((n, width + 1))
+    x[:, 0] = 1.0
+    phi = x[:, 1:]
+    buf = np.empty((DESIGN_BLOCK + 1, width))  # row 0: the running total
+    total: NDArray[np.float64] | None = None
+    for start in range(0, n, DESIGN_BLOCK):
+        stop = min(n, start + DESIGN_BLOCK)
+        fill(start, stop, buf[1:1 + stop - start])
+        phi[start:stop] = buf[1:1 + stop - start]
+        total = _running_sum(total, buf, stop - start)
+    mu = total / n if total is not None else np.zeros(width)  # phi.mean(axis=0)
+    squares: NDArray[np.float64] | None = None
+    for start in range(0, n, DESIGN_BLOCK):
+        stop = min(n, start + DESIGN_BLOCK)
+        block = phi[start:stop]
+        block -= mu
+        np.square(block, out=buf[1:1 + stop - start])
+        squares = _running_sum(squares, buf, stop - start)
+    sd = np.sqrt(squares / n) if squares is not None else np.zeros(width)  # phi.std(axis=0)
+    sd[sd == 0] = 1.0
+    phi /= sd
+    y = np.zeros(n)
+    y[:n_d] = 1.0
+    with threadpool_limits(1, user_api="blas"):  # small products: threads only contend
+        theta = _newton(x, y, RIDGE * n)
+    return theta[1:] / sd
+
+
+def _running_sum(total: NDArray[np.float64] | None, buf: NDArray[np.float64],
+                 m: int) -> NDArray[np.float64]:
+    """Column sums of ``buf[1:1 + m]`` continued from ``total`` (written into ``buf[0]``)."""
+    if total is None:
+        return np.add.reduce(buf[1:1 + m], axis=0)
+    buf[0] = total
+    return np.add.reduce(buf[:1 + m], axis=0)
+
+
 @dataclass(frozen=True, eq=False)
 class LogisticScore:
     """``x ↦ w · φ(x)``: the logit of a logistic regression of "drawn from D" on the basis φ."""
@@ -143,22 +210,34 @@ class LogisticScore:
 
     @classmethod
     def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic], *,
-            bins: int = VALUE_BINS, max_rows: int = MAX_FIT_ROWS) -> LogisticScore:
+            bins: int = VALUE_BINS, max_rows: int = MAX_FIT_ROWS,
+            coding: Callable[[int, int], Column] | None = None) -> LogisticScore:
         """Fit on (generation-half) outputs of D and D′, 2-d numeric arrays of equal width: the
-        first ``max_rows`` of each, ``bins`` quantile bins per continuous column."""
+        first ``max_rows`` of each, ``bins`` quantile bins per continuous column. ``coding(j,
+        bins)``: the :func:`column_coding` of column ``j`` of those pooled rows, when already
+        computed (:meth:`dpcheck.features.family.Exploration.coding`)."""
         a = np.asarray(out_d[:max_rows], dtype=np.float64)
         b = np.asarray(out_dp[:max_rows], dtype=np.float64)
         pooled = np.concatenate([a, b])
-        cols = tuple(column_coding(j, pooled[:, j], bins)
-                     for j in range(min(pooled.shape[1], MAX_COLUMNS)))
+        code = coding if coding is not None else partial(_pooled_coding, pooled)
+        cols = tuple(code(j, bins) for j in range(min(pooled.shape[1], MAX_COLUMNS)))
         cols = tuple(c for c in cols if c.width)
         shell = cls(cols, np.zeros(0))
-        return cls(cols, fit_weights(shell.basis(pooled), a.shape[0]))
+        return cls(cols, fit_basis(pooled.shape[0], shell.width, a.shape[0],
+                                   partial(_fill_rows, shell, pooled)))
 
-    def basis(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The basis φ of each output row, shape ``(n, Σ widths)``."""
+    @property
+    def width(self) -> int:
+        """Number of basis functions."""
+        return sum(c.width for c in self.columns)
+
+    def basis(self, outputs: NDArray[np.generic],
+              out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """The basis φ of each output row, shape ``(n, Σ widths)`` (written into ``out``,
+        which must be zero or be overwritten whole, when given)."""
         x = np.asarray(outputs, dtype=np.float64)
-        out = np.zeros((x.shape[0], sum(c.width for c in self.columns)))
+        if out is None:
+            out = np.zeros((x.shape[0], self.width))
         start = 0
         for c in self.columns:  # loop over columns, never over samples
             c.basis(x[:, c.index], out[:, start:start + c.width])
@@ -180,6 +259,17 @@ class LogisticScore:
         return score
 
 
+def _pooled_coding(pooled: NDArray[np.float64], j: int, bins: int) -> Column:
+    return column_coding(j, pooled[:, j], bins)
+
+
+def _fill_rows(score: LogisticScore, pooled: NDArray[np.float64], start: int, stop: int,
+               out: NDArray[np.float64]) -> None:
+    """Write the basis of ``pooled[start:stop]`` into ``out`` (:data:`Fill`)."""
+    out.fill(0.0)
+    score.basis(pooled[start:stop], out)
+
+
 @dataclass(frozen=True, eq=False)
 class SignCount:
     """Number of (continuous) coordinates strictly above their pooled exploration median."""
@@ -188,13 +278,18 @@ class SignCount:
     medians: NDArray[np.float64]
 
     @classmethod
-    def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic]) -> SignCount | None:
-        """Medians of the columns that are not categorical; ``None`` if fewer than two."""
+    def fit(cls, out_d: NDArray[np.generic], out_dp: NDArray[np.generic], *,
+            coding: Callable[[int, int], Column] | None = None) -> SignCount | None:
+        """Medians of the columns that are not categorical; ``None`` if fewer than two.
+        ``coding(j, bins)``: :meth:`dpcheck.features.family.Exploration.coding` of these
+        outputs, whose ``categorical`` already says whether column ``j`` has at most
+        :data:`CATEGORICAL_LEVELS` distinct values."""
         pooled = np.concatenate([out_d[:MAX_FIT_ROWS], out_dp[:MAX_FIT_ROWS]]).astype(np.float64)
         idx, med = [], []
         for j in range(min(pooled.shape[1], MAX_COLUMNS)):
             col = pooled[:, j]
-            if np.unique(col).size <= CATEGORICAL_LEVELS:
+            if (coding(j, VALUE_BINS).categorical if coding is not None
+                    else np.unique(col).size <= CATEGORICAL_LEVELS):
                 continue
             idx.append(j)
             med.append(float(np.median(col)))
@@ -222,7 +317,7 @@ class LogisticFamily:
     def fit(self, exploration: Exploration) -> Fitted | None:
         if not learns(exploration):
             return None
-        score = LogisticScore.fit(*exploration.generation)
+        score = LogisticScore.fit(*exploration.generation, coding=exploration.coding)
         return Fitted((Feature("logit(output)", True, aggregate=True),),
                       partial(score_column, score, True))
 
@@ -237,7 +332,7 @@ class SignCountFamily:
     def fit(self, exploration: Exploration) -> Fitted | None:
         if not learns(exploration):
             return None
-        signs = SignCount.fit(*exploration.generation)
+        signs = SignCount.fit(*exploration.generation, coding=exploration.coding)
         if signs is None:
             return None
         return Fitted((Feature("signs(output)", True, aggregate=True),),

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from dpcheck.features.coding import MAX_FIT_ROWS, CodeCache, Column, column_coding
 from dpcheck.features.family import Batch, Exploration
-from dpcheck.features.feature import Feature, row_hash
+from dpcheck.features.feature import Feature, row_hash, sorted_unique
 
 __all__ = ["NaiveBayesLLR", "NaiveBayesFamily", "MAX_LLR_COORDINATES", "LLR_BINS", "MAX_CELLS"]
 
@@ -58,15 +58,20 @@ class NaiveBayesLLR:
     counts: tuple[NDArray[np.int64], ...]  # pooled cell counts of the fitting sample
 
     @classmethod
-    def fit(cls, out_d: NDArray[Any], out_dp: NDArray[Any]) -> NaiveBayesLLR:
+    def fit(cls, out_d: NDArray[Any], out_dp: NDArray[Any], *,
+            coding: Callable[[int, int], Column] | None = None) -> NaiveBayesLLR:
         """Fit on exploration outputs of D and D′ (2-d numeric arrays). The caller passes the
-        generation half of the exploration sample, so the validation half stays untouched."""
+        generation half of the exploration sample, so the validation half stays untouched.
+        ``coding(j, bins)``: the coding of column ``j`` of the first :data:`MAX_FIT_ROWS` rows
+        of each, pooled, when already computed
+        (:meth:`dpcheck.features.family.Exploration.coding`)."""
         columns, tables, counts = [], [], []
         for j in range(min(out_d.shape[1], MAX_LLR_COORDINATES)):
             a = out_d[:, j].astype(np.float64)
             b = out_dp[:, j].astype(np.float64)
-            col = column_coding(j, np.concatenate([a[:MAX_FIT_ROWS], b[:MAX_FIT_ROWS]]),
-                                LLR_BINS)
+            col = (coding(j, LLR_BINS) if coding is not None else
+                   column_coding(j, np.concatenate([a[:MAX_FIT_ROWS], b[:MAX_FIT_ROWS]]),
+                                 LLR_BINS))
             ca = np.bincount(col.codes(a), minlength=col.n_codes)
             cb = np.bincount(col.codes(b), minlength=col.n_codes)
             columns.append(col)
@@ -143,9 +148,9 @@ class NaiveBayesFamily:
         if not exploration.learnable:
             return None
         gen_d, gen_dp = exploration.generation
-        llr = NaiveBayesLLR.fit(gen_d, gen_dp)
+        llr = NaiveBayesLLR.fit(gen_d, gen_dp, coding=exploration.coding)
         feats = [Feature("llr(output)", True, aggregate=True)]
-        if llr.binned and np.unique(np.concatenate(
+        if llr.binned and sorted_unique(np.concatenate(
                 [llr.cells(gen_d), llr.cells(gen_dp)])).size <= MAX_CELLS:
             feats.append(Feature("cells(output)", False))
         return _FittedNaiveBayes(llr, tuple(feats))

@@ -58,7 +58,7 @@ from numpy.typing import NDArray
 from dpcheck.features.coding import CodeCache, Column, column_coding, column_levels
 from dpcheck.features.family import Exploration, Fitted, score_column
 from dpcheck.features.feature import Feature
-from dpcheck.features.learned import MAX_COLUMNS, LogisticScore, fit_weights, learns
+from dpcheck.features.learned import MAX_COLUMNS, LogisticScore, fit_basis, learns
 
 __all__ = ["RowSummary", "SummaryScore", "RowSummaryFamily", "MAX_LEVELS", "SUMMARY_BINS",
            "SUMMARY_FIT_ROWS", "INTERACTION_BINS", "MAX_INTERACTIONS"]
@@ -97,25 +97,35 @@ class RowSummary:
         top = sorted(found, key=lambda v: (-found[v], v))[:MAX_LEVELS]
         return cls(np.sort(np.asarray(top, dtype=np.float64)), pooled.shape[1])
 
-    def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The summary of each row, shape ``(n, len(levels) + 2)``."""
-        x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
-        n, k = x.shape[0], self.levels.size
-        out = np.empty((n, k + 2))
-        counts = np.zeros((k, n), dtype=np.int64)
+    def __call__(self, outputs: NDArray[np.generic],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The summary of each row, shape ``(n, len(levels) + 2)``. ``cache``: the batch's
+        float64 columns (:meth:`CodeCache.column`, shared with the other scores); the summary
+        is then column-major (Fortran order: the same values, its columns need no copy)."""
+        if cache is None:
+            x = np.asarray(outputs, dtype=np.float64)[:, :self.width]
+            width = x.shape[1]
+        else:
+            width = min(self.width, np.shape(outputs)[1])
+        n, k = np.shape(outputs)[0], self.levels.size
+        out = np.empty((n, k + 2), order="C" if cache is None else "F")
+        small = width < 256  # a count fits a byte (MAX_COLUMNS = 128 columns at most)
+        counts = np.zeros((k, n), dtype=np.uint8 if small else np.int64)
         low = np.full(n, np.inf)
         high = np.full(n, -np.inf)
         finite = [math.isfinite(v) for v in self.levels.tolist()]
-        for j in range(x.shape[1]):  # column by column: reductions over short rows are slow
-            col = np.ascontiguousarray(x[:, j])
+        hit = np.empty(n, dtype=bool)
+        for j in range(width):  # column by column: reductions over short rows are slow
+            col = np.ascontiguousarray(x[:, j]) if cache is None else cache.column(j)
             regular = np.isfinite(col)
             for i, v in enumerate(self.levels.tolist()):
-                hit = col == v
-                counts[i] += hit
+                np.equal(col, v, out=hit)
+                counts[i] += hit.view(np.uint8) if small else hit
                 if finite[i]:  # non-finite values are not regular anyway
-                    regular &= ~hit
-            np.minimum(low, np.where(regular, col, np.inf), out=low)
-            np.maximum(high, np.where(regular, col, -np.inf), out=high)
+                    np.greater(regular, hit, out=regular)  # regular and not hit
+            # regular values only (finite: no NaN), the others leave the running extremes
+            np.minimum(low, col, out=low, where=regular)
+            np.maximum(high, col, out=high, where=regular)
         out[:, :k] = counts.T
         high[np.isneginf(high)] = np.inf  # "no regular value": +inf for both
         out[:, -2] = low
@@ -194,24 +204,36 @@ class SummaryScore:
             return None
         inters = _interactions(summary, pooled)
         main = LogisticScore(columns, np.empty(0))
-        widths = [sum(c.width for c in columns)] + [t.width for t in inters]
-        phi = np.empty((pooled.shape[0], sum(widths)))
-        phi[:, :widths[0]] = main.basis(pooled)
-        start = widths[0]
-        for t in inters:
-            t.basis(pooled, phi[:, start:start + t.width])
-            start += t.width
-        w = np.split(fit_weights(phi, a.shape[0]), np.cumsum(widths)[:-1])
+        widths = [main.width] + [t.width for t in inters]
+        fill = partial(_fill_rows, main, inters, pooled)
+        w = np.split(fit_basis(pooled.shape[0], sum(widths), a.shape[0], fill),
+                     np.cumsum(widths)[:-1])
         return cls(summary, LogisticScore(columns, w[0]), inters, tuple(w[1:]))
 
-    def __call__(self, outputs: NDArray[np.generic]) -> NDArray[np.float64]:
-        """The score of each output row (larger: more typical of D)."""
-        s = self.summary(outputs)
+    def __call__(self, outputs: NDArray[np.generic],
+                 cache: CodeCache | None = None) -> NDArray[np.float64]:
+        """The score of each output row (larger: more typical of D); ``cache``: the batch's
+        columns shared with the other scores."""
+        s = self.summary(outputs, cache)
         cache = CodeCache(s)  # a value column's codes serve every count it interacts with
         score = self.score(s, cache)
         for t, w in zip(self.interactions, self.interaction_weights):
             score += t.score(s, w, cache)
         return score
+
+
+def _fill_rows(main: LogisticScore, inters: tuple[_Interaction, ...],
+               pooled: NDArray[np.float64], start: int, stop: int,
+               out: NDArray[np.float64]) -> None:
+    """Write the basis of summary rows ``pooled[start:stop]`` into ``out``: the main
+    columns', then each interaction's (:data:`dpcheck.features.learned.Fill`)."""
+    rows = pooled[start:stop]
+    out.fill(0.0)
+    main.basis(rows, out[:, :main.width])
+    at = main.width
+    for t in inters:
+        t.basis(rows, out[:, at:at + t.width])
+        at += t.width
 
 
 class RowSummaryFamily:
@@ -224,7 +246,7 @@ class RowSummaryFamily:
         summary = SummaryScore.fit(*exploration.generation)
         if summary is None:
             return None
-        return Fitted((Feature("logit(summary)", True),), partial(score_column, summary, False))
+        return Fitted((Feature("logit(summary)", True),), partial(score_column, summary, True))
 
     def describe(self, name: str) -> str | None:
         return ("logistic score on per-row counts of each flag or sentinel and the row's extreme "
