@@ -136,10 +136,12 @@ SUITE: tuple[SniperMechanism, ...] = (
 
 
 def dpcheck_commit() -> str:
-    """The short commit of the dpcheck checkout this script runs from (``"unknown"`` outside
-    git), recorded with every record: selection changes move the bounds."""
+    """The short hash of the last commit that changed ``dpcheck/`` in the checkout this script
+    runs from (``"unknown"`` outside git), recorded with every record: selection changes move
+    the bounds (uncommitted changes are not seen)."""
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+        return subprocess.run(["git", "log", "-1", "--format=%h", "--", "dpcheck"],
+                              capture_output=True,
                               text=True, check=True, cwd=Path(__file__).resolve().parent
                               ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
