@@ -49,6 +49,10 @@ from dpcheck.features.row_summary import RowSummary
 _SPECIAL = [0.0, -0.0, 1.0, -1.0, 3.5, math.inf, -math.inf, 1e300, -1e-300]
 _VALUES = st.one_of(st.sampled_from(_SPECIAL),
                     st.floats(-10, 10, allow_nan=False, allow_subnormal=True))
+#: rows of 5 values, and the summary levels, for the row-summary comparisons
+_ROWS5 = st.lists(st.lists(_VALUES, min_size=5, max_size=5), min_size=1, max_size=40)
+_LEVELS = st.lists(st.sampled_from([-math.inf, 0.0, 1.0, -1.0, math.inf]), max_size=5,
+                   unique=True)
 
 
 def _old_codes(col: Column, x: np.ndarray) -> np.ndarray:
@@ -200,10 +204,7 @@ def _old_summary(s: RowSummary, outputs: np.ndarray) -> np.ndarray:
 
 
 @settings(max_examples=100, deadline=None)
-@given(rows=st.lists(st.lists(_VALUES, min_size=5, max_size=5), min_size=1, max_size=40),
-       levels=st.lists(st.sampled_from([-math.inf, 0.0, 1.0, -1.0, math.inf]), max_size=5,
-                       unique=True),
-       width=st.integers(1, 5))
+@given(rows=_ROWS5, levels=_LEVELS, width=st.integers(1, 5))
 def test_row_summary_matches_the_row_reductions(rows, levels, width):
     x = np.asarray(rows, dtype=np.float64)
     s = RowSummary(np.sort(np.asarray(levels, dtype=np.float64)), width)
@@ -530,10 +531,7 @@ def test_generation_counts_reuse_the_pools_sorted_columns():
 
 
 @settings(max_examples=50, deadline=None)
-@given(rows=st.lists(st.lists(_VALUES, min_size=5, max_size=5), min_size=1, max_size=40),
-       levels=st.lists(st.sampled_from([-math.inf, 0.0, 1.0, -1.0, math.inf]), max_size=5,
-                       unique=True),
-       width=st.integers(1, 6))
+@given(rows=_ROWS5, levels=_LEVELS, width=st.integers(1, 6))
 def test_row_summary_on_shared_columns_matches(rows, levels, width):
     """The summary computed on a batch's shared float64 columns (column-major result) has
     the values of the one computed on the rows (the former form)."""
