@@ -137,7 +137,8 @@ def select_events(
     picked: list[int] = []
     chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked)
     if not diverse and k >= 2:
-        chosen, taken = strong_last_slot(short, rankings[1], chosen, taken, picked, ratio)
+        chosen, taken = strong_last_slot(short, rankings[1], chosen, taken, picked, ratio,
+                                         k)
     if delta_epsilon is not None:
         chosen += delta_slot(short, halves.n_val, rankings, taken, dkw)
     return chosen, 2 * gen.total

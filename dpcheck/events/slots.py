@@ -113,13 +113,14 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
 
 
 def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
-                     taken: set[tuple[Any, ...]], picked: list[int], ratio: bool,
+                     taken: set[tuple[Any, ...]], picked: list[int], ratio: bool, k: int,
                      ) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
     """Short shortlists: the last of the ``k`` slots goes to the best candidate under the
     max-noise shrinkage (:func:`~dpcheck.events.projection.max_noise_shrink`) when the mild
-    ranking left it out; otherwise ``chosen`` is unchanged. ``picked`` holds the shortlist
-    indices of ``chosen`` (:func:`fill_slots`). The number of candidates, hence every
-    Bonferroni share, stays ``k``.
+    ranking left it out (into a free slot if the mild ranking filled fewer than ``k``);
+    otherwise ``chosen`` is unchanged. ``picked`` holds the shortlist indices of ``chosen``
+    (:func:`fill_slots`). The number of candidates, hence every Bonferroni share, stays at
+    most ``k``.
 
     Under the mild shrinkage the best of a few dozen fresh validation scores is often the
     luckiest of many equals: on a location shift every tail interval beyond both means has the
@@ -133,6 +134,8 @@ def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
     if (not chosen or not best or not strong[1][top[0]] > 0
             or twin(short, top[0]) in taken):
         return chosen, taken
+    if len(chosen) < k:  # a slot is free (fewer distinct candidates than k): no swap needed
+        return chosen + best, taken | {twin(short, top[0])}
     return chosen[:-1] + best, (taken - {twin(short, picked[-1])}) | {twin(short, top[0])}
 
 
