@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
 
 __all__ = ["SHRINK", "VALIDATION_SHRINK", "MILD_SHORTLIST", "wilson_lower", "wilson_upper",
            "projected_score", "projected_ratio", "projected_delta", "projected_pair",
-           "validation_shrink"]
+           "validation_shrink", "max_noise_shrink"]
 
 #: One-sided level of the shrinkage applied to generation counts before projecting (strong:
 #: thousands of candidates compete on the same counts).
@@ -121,7 +121,6 @@ def max_noise_shrink(shortlisted: int) -> float:
     """Shrinkage level whose Wilson ``z`` is ``sqrt(2 ln m)`` for ``m`` shortlisted candidates:
     about the largest of ``m`` standard normal noises, so that the candidate ranked first under
     it is not the luckiest of many noisy equals (ranking only)."""
-    from scipy.special import ndtr
     return float(ndtr(-math.sqrt(2.0 * math.log(max(shortlisted, 2)))))
 
 

@@ -26,8 +26,9 @@ them is the best under max-noise shrinkage (``estimate − sqrt(2 ln m)·SE`` fo
 shortlisted) when that one was left out: the luckiest of many equal tail intervals no longer
 takes every slot from the half-line with the same ratio and twenty times the mass
 (:func:`~dpcheck.events.slots.strong_last_slot`). An event holding every validation output of
-both sides never gets a slot. Pure claims with Poissonized confirmation sizes also get **paired events** (:mod:`dpcheck.events.paired`: an upper and a disjoint lower half-line
-counted in opposite directions); on long shortlists the best *balanced* pairs of the aggregate
+both sides never gets a slot. Pure claims with Poissonized confirmation sizes also get **paired
+events** (:mod:`dpcheck.events.paired`: an upper and a disjoint lower half-line counted in
+opposite directions); on long shortlists the best *balanced* pairs of the aggregate
 scores of the row (features marked ``aggregate``) get slots of their own. Scoring thousands of
 candidates on the data that generated them has a winner's curse (a rare atom seen 10 times
 under D and never under D′ by chance looks like a support mismatch); the validation half
@@ -57,8 +58,8 @@ from dpcheck.events.projection import (
     MILD_SHORTLIST,
     VALIDATION_SHRINK,
     projected_delta,
-    projected_pair,
     max_noise_shrink,
+    projected_pair,
     projected_score,
     validation_shrink,
 )
