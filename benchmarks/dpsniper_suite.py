@@ -192,6 +192,8 @@ def run(mech: SniperMechanism, fraction: float, seed: int, alpha: float,
         "dp_sniper_lr": mech.lr, "dp_sniper_mlp": mech.mlp,
         "at_or_above_lr": bool(r.epsilon_lower >= mech.lr),
         "chosen_pair": res.best,
+        "pilot_scores": list(res.scores) if res.scores is not None else None,
+        "refined_scores": list(res.refined) if res.refined is not None else None,
         "witness": r.witness.describe(),
         "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
     }

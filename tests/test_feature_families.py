@@ -51,12 +51,13 @@ def test_feature_order_follows_the_family_list() -> None:
     out, prime, _ = _outputs()["vector with flags"]
     names = [f.name for f in Featurizer.build(out, None, prime).features]
     assert names[:6] == [f"output[{j}]" for j in range(6)]
-    assert names[6:9] == ["sum(output)", "llr(output)", "cells(output)"]
+    assert names[6:10] == ["sum(output)", "llr(output)", "cells(output)", "pllr(output)"]
     assert {"logit(output)", "logit(summary)"} <= set(names) and names[-1] == "row"
     assert [f.name for f in Featurizer.build(_outputs()["scalar float"][0]).features] == [
         "output", "lsb(output)"]
     aggregate = {f.name for f in Featurizer.build(out, None, prime).features if f.aggregate}
-    assert aggregate == {"sum(output)", "llr(output)", "logit(output)", "signs(output)"} & set(names)
+    assert aggregate == {"sum(output)", "llr(output)", "pllr(output)", "logit(output)",
+                         "signs(output)"} & set(names)
 
 
 def test_fitted_featurizer_pickles_with_identical_columns() -> None:

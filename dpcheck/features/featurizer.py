@@ -47,6 +47,7 @@ from dpcheck.features.float_bits import FloatBitsFamily
 from dpcheck.features.vector_bits import VectorBitsFamily
 from dpcheck.features.learned import LogisticFamily, SignCountFamily
 from dpcheck.features.naive_bayes import NaiveBayesFamily
+from dpcheck.features.pattern import PatternFamily
 from dpcheck.features.row_summary import RowSummaryFamily
 
 __all__ = ["Featurizer", "FAMILIES", "describe_feature", "ROW_BLOCK"]
@@ -64,6 +65,7 @@ FAMILIES: tuple[FeatureFamily, ...] = (
     ProjectionsFamily(),
     RowSumFamily(),
     NaiveBayesFamily(),
+    PatternFamily(),
     LogisticFamily(),
     SignCountFamily(),
     RowSummaryFamily(),
