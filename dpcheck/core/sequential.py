@@ -11,7 +11,7 @@ and takes *every pilot output* (exploration and confirmation) as part of its exp
 sample, topped up to the usual exploration size: its confirmation sample is that of a
 fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
 
-Why this schedule (``benchmarks/README.md``, "Sequential audits"): the mildly broken entries of
+Why this schedule (``benchmarks/README.md``, "Sequential audits", Stop 37): the mildly broken entries of
 the zoo that a fixed audit refutes near 10⁵ outputs per side need an exploration of a few 10⁴
 outputs to find their event (``noisy_max_value_laplace`` at 10⁵ per side refuted on 3 of 10
 seeds when exploring on 10 %, 9 of 10 on 20–30 %), and a look at 1/10 of the budget with more
@@ -29,8 +29,8 @@ Bonferroni spending over a look schedule fixed in advance. The p-value of the wh
 
 Why not a continuously monitored e-process (test martingale / betting confidence sequence,
 Waudby-Smith & Ramdas 2024)? dpcheck looks at its counts only at a few planned points, where a
-union bound over three looks costs a factor of three in the level (``ln 3`` in the exponent of a
-Clopper–Pearson tail) while a mixture martingale's width grows like ``√(ln n / n)``; and the
+union bound over three looks costs a constant factor in each look's level (``ln 8`` in the
+exponent of a Clopper–Pearson tail at pilot 2's 10 %, ``ln(1/0.875)`` at the final stage) while a mixture martingale's width grows like ``√(ln n / n)``; and the
 pilots must be *complete audits* (fresh exploration at each size) because an event chosen on a
 small sample is not the event a large one would choose. Measured calibration and the samples used
 are in ``benchmarks/sequential.py`` and ``benchmarks/README.md``.
