@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--float-features", action=argparse.BooleanOptionalAction, default=True,
                    help="events on the float64 bits of scalar float outputs (default: on)")
     a.add_argument("--sequential", action=argparse.BooleanOptionalAction, default=False,
-                   help="stop at a pilot audit (1%% or 5%% of --samples) that already refutes "
+                   help="stop at a pilot audit (1%% or 9%% of --samples) that already refutes "
                         "the claim; --samples is then an upper limit (default: off)")
     a.add_argument("--workers", type=int, default=None, metavar="N",
                    help="draw the confirmation samples on N local worker processes")

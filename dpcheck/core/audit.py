@@ -60,8 +60,7 @@ from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
 from dpcheck.exact import privacy_loss
 from dpcheck.features.feature import FeatureMap
-from dpcheck.core.sequential import (PILOT_ALPHA, Stage, combined_p_value, pilot_budgets,
-                                     run_pilot, shows_excess)
+from dpcheck.core.sequential import Stage, combined_p_value, pilot_plan, run_pilot
 from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
 from dpcheck.events.support import MAX_SUPPORT, SUPPORT_SHARE, has_identity, support_floor
 from dpcheck.stats import power_floor
@@ -163,16 +162,16 @@ def audit(
         noise (measurements: ``benchmarks/README.md``).
 
     sequential
-        Stop early when the claim is refuted: up to two pilot audits (1 % and 5 % of
-        ``samples`` at the default ``explore_fraction``, each at 2.5 % of α) run first, and the
-        audit ends at the first that refutes the claim; otherwise the full audit runs at the
-        remaining 95 % of α and reuses every pilot output for its exploration, so ``samples``
+        Stop early when the claim is refuted: two pilot audits (1 % and 9 % of ``samples`` at
+        the default ``explore_fraction``, at 2.5 % and 10 % of α) run first, and the audit
+        ends at the first that refutes the claim; otherwise the full audit runs at the
+        remaining 87.5 % of α and reuses every pilot output for its exploration, so ``samples``
         is an upper limit and ``result.samples`` the outputs drawn per side. Valid under this
         optional stopping (union bound over the stages, :mod:`dpcheck.core.sequential`); the
         result's ``stages`` list each stage's budget, level, bound and p-value. Off by default
         (a fixed budget; results equal those of earlier versions bit for bit); the pytest
-        plugin turns it on (``--dpcheck-sequential``). Budgets below 40 000 have no pilots,
-        below 200 000 only the 5 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
+        plugin turns it on (``--dpcheck-sequential``). Budgets below 22 226 have no pilots,
+        below 200 000 only the 9 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
     support
         Also confirm, per direction, the event "the output is one of the values seen under
         this dataset only during exploration" (:mod:`dpcheck.events.support`), with 10 % of α
@@ -230,32 +229,31 @@ def audit(
     n_explore = exploration_size(samples, setup.explore_fraction)
     if setup.progress is not None:
         setup.progress.start(2 * samples)
-    budgets = pilot_budgets(samples, setup.explore_fraction) if sequential else ()
-    if budgets:
-        return _sequential(setup, d, d_prime, samples, budgets, start=start)
+    plan = pilot_plan(samples, setup.explore_fraction) if sequential else ()
+    if plan:
+        return _sequential(setup, d, d_prime, samples, plan, start=start)
     explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
     return finish(setup, explored, start=start)
 
 
-def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int, budgets: tuple[int, ...], *,
-                start: float) -> AuditResult:
+def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int,
+                plan: tuple[tuple[int, float, float], ...], *, start: float) -> AuditResult:
     """Pilots, then (unless one refuted the claim) the final audit on the pilots' outputs plus
     fresh exploration outputs (:mod:`dpcheck.core.sequential`)."""
     stages: list[Stage] = []
     prior = None
-    level = setup.alpha * PILOT_ALPHA
-    for index, budget in enumerate(budgets):
+    for index, (budget, share, fraction) in enumerate(plan):
+        level = setup.alpha * share
         explored, certified, prior = run_pilot(setup, d, d_prime, budget=budget, index=index,
-                                               alpha=level, prior=prior)
+                                               alpha=level, explore_fraction=fraction,
+                                               prior=prior)
         stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,
                             certified.p_value, certified.violation))
         if certified.violation:
             result = _result(dataclasses.replace(setup, alpha=level), explored, certified,
                              start=start, explore_seconds=time.perf_counter() - start)
             return _staged(result, setup, stages, samples)
-        if not shows_excess(certified, setup.claim):
-            break  # no sign of a violation: the next pilot is skipped (its α is not reused)
-    final = dataclasses.replace(setup, alpha=setup.alpha - level * len(budgets))
+    final = dataclasses.replace(setup, alpha=setup.alpha * (1 - sum(p[1] for p in plan)))
     n_explore = exploration_size(samples, setup.explore_fraction)
     keep = min(prior[0].shape[0], n_explore - 1)  # within the exploration budget
     explored = explore(final, d, d_prime, n_explore=n_explore - keep,

@@ -1,15 +1,22 @@
 """Sequential audits: pilots that stop an audit as soon as its claim is refuted.
 
 With ``audit(..., sequential=True)`` the ``samples`` budget is an upper limit. Before the full
-audit, up to two **pilot audits** run — each a complete explore → confirm audit on its own seed
-streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 5 % of ``samples`` at the
-default ``explore_fraction`` of 0.1) and at :data:`PILOT_ALPHA` of α each. The audit stops at the
-first pilot that refutes the claim; its result reports the samples actually drawn. A pilot runs
-only when the one before it saw evidence for a violation (:func:`shows_excess`). Otherwise the
-**final audit** runs at the remaining ``(1 − 2·PILOT_ALPHA)·α`` and takes *every pilot output*
-(exploration and confirmation) as part of its exploration sample, topped up to the usual
-exploration size: its confirmation sample — and so its power — is that of a fixed-budget audit,
-and a pass costs no extra outputs.
+audit, two **pilot audits** run — each a complete explore → confirm audit on its own seed
+streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 9 % of ``samples`` at the
+default ``explore_fraction`` of 0.1, so both end at 1/10 of the budget), exploring on
+:data:`PILOT_EXPLORE` of their budgets and at :data:`PILOT_ALPHAS` of α (2.5 % and 10 %). The
+audit stops at the first pilot that refutes the claim; its result reports the samples actually
+drawn. Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
+and takes *every pilot output* (exploration and confirmation) as part of its exploration
+sample, topped up to the usual exploration size: its confirmation sample is that of a
+fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
+
+Why this schedule (``benchmarks/README.md``, "Sequential audits", Stop 37): the mildly broken entries of
+the zoo that a fixed audit refutes near 10⁵ outputs per side need an exploration of a few 10⁴
+outputs to find their event (``noisy_max_value_laplace`` at 10⁵ per side refuted on 3 of 10
+seeds when exploring on 10 %, 9 of 10 on 20–30 %), and a look at 1/10 of the budget with more
+than 2.5 % of α; gating the second pilot on the first showing an excess skipped it on exactly
+these entries.
 
 Validity (the error level holds under this optional stopping). Stage ``k``'s bounds hold with
 probability ≥ 1 − α_k whatever happened before it: its confirmation outputs are fresh, and what
@@ -22,8 +29,8 @@ Bonferroni spending over a look schedule fixed in advance. The p-value of the wh
 
 Why not a continuously monitored e-process (test martingale / betting confidence sequence,
 Waudby-Smith & Ramdas 2024)? dpcheck looks at its counts only at a few planned points, where a
-union bound over three looks costs a factor of three in the level (``ln 3`` in the exponent of a
-Clopper–Pearson tail) while a mixture martingale's width grows like ``√(ln n / n)``; and the
+union bound over three looks costs a constant factor in each look's level (``ln 8`` in the
+exponent of a Clopper–Pearson tail at pilot 2's 10 %, ``ln(1/0.875)`` at the final stage) while a mixture martingale's width grows like ``√(ln n / n)``; and the
 pilots must be *complete audits* (fresh exploration at each size) because an event chosen on a
 small sample is not the event a large one would choose. Measured calibration and the samples used
 are in ``benchmarks/sequential.py`` and ``benchmarks/README.md``.
@@ -40,7 +47,6 @@ means of bounded random variables by betting", JRSS B 86 (2024); design rules of
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,14 +61,17 @@ from dpcheck.core.explore import Explored, Setup, exploration_size, explore
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
 
-__all__ = ["PILOT_BUDGETS", "PILOT_ALPHA", "MIN_PILOT", "Stage", "pilot_budgets", "run_pilot",
-           "shows_excess", "combined_p_value"]
+__all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
+           "run_pilot", "combined_p_value"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
-#: exploration size: every pilot output is reused as exploration data by the final audit.
-PILOT_BUDGETS = (0.1, 0.5)
+#: exploration size: together they are the exploration size, and every pilot output is reused
+#: as exploration data by the final audit.
+PILOT_BUDGETS = (0.1, 0.9)
 #: Share of α each pilot spends (the final audit spends the rest).
-PILOT_ALPHA = 0.025
+PILOT_ALPHAS = (0.025, 0.1)
+#: Share of each pilot's budget it explores on (at least the audit's ``explore_fraction``).
+PILOT_EXPLORE = (0.1, 0.3)
 #: Smallest pilot budget per side: below it a pilot is skipped.
 MIN_PILOT = 2000
 
@@ -82,21 +91,15 @@ class Stage:
         return dataclasses.asdict(self)
 
 
-def pilot_budgets(samples: int, explore_fraction: float) -> tuple[int, ...]:
-    """The pilots' budgets per side for an audit of ``samples`` (those of at least
-    :data:`MIN_PILOT`); empty when the budget is too small for any pilot."""
+def pilot_plan(samples: int, explore_fraction: float) -> tuple[tuple[int, float, float], ...]:
+    """The pilots of an audit of ``samples``: ``(budget per side, share of α, exploration
+    fraction)`` for each pilot whose budget is at least :data:`MIN_PILOT`; empty when the
+    budget is too small for any pilot. A function of the audit's arguments only, so the
+    stages and their levels are fixed before any output is drawn."""
     n_explore = exploration_size(samples, explore_fraction)
-    return tuple(b for b in (int(f * n_explore) for f in PILOT_BUDGETS) if b >= MIN_PILOT)
-
-
-def shows_excess(certified: Certified, claim: Any) -> bool:
-    """Whether a pilot that did not refute the claim saw *evidence* for a violation: some
-    confirmed event whose point estimates exceed the claimed ratio, ``p̂ − δ > e^ε q̂``. Only
-    then does the next pilot run (it costs an exploration; a pilot's level is spent whether or
-    not it runs, so skipping it keeps the error level)."""
-    eps, delta = float(claim.epsilon), float(claim.delta)
-    return any(w.bound.p_hat - delta > math.exp(eps) * w.bound.q_hat
-               for w in certified.witnesses)
+    plan = ((int(f * n_explore), a, max(e, explore_fraction))
+            for f, a, e in zip(PILOT_BUDGETS, PILOT_ALPHAS, PILOT_EXPLORE))
+    return tuple(p for p in plan if p[0] >= MIN_PILOT)
 
 
 def combined_p_value(stages: list[Stage], alpha: float) -> float:
@@ -106,16 +109,17 @@ def combined_p_value(stages: list[Stage], alpha: float) -> float:
 
 def run_pilot(
     setup: Setup, d: Any, d_prime: Any, *, budget: int, index: int, alpha: float,
-    prior: tuple[NDArray[Any], NDArray[Any]] | None,
+    explore_fraction: float, prior: tuple[NDArray[Any], NDArray[Any]] | None,
 ) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]]]:
-    """Pilot ``index``: a complete audit of ``budget`` outputs per side at level ``alpha`` on the
-    seed streams ``child(seed, "pilot", index)``, in this process. ``prior``: earlier pilots'
+    """Pilot ``index``: a complete audit of ``budget`` outputs per side at level ``alpha``,
+    exploring on ``explore_fraction`` of them, on the seed streams ``child(seed, "pilot",
+    index)``, in this process. ``prior``: earlier pilots'
     outputs, used as extra exploration data. Returns the exploration, the certified bounds and
     every output this pilot saw (the prior, its exploration and its confirmation outputs), for
     the next stage's exploration."""
     seq = child(setup.seed_seq, "pilot", index)
     stage = dataclasses.replace(setup, alpha=alpha, seed_seq=seq, executor=None, checkpoint=None)
-    n_explore = exploration_size(budget, setup.explore_fraction)
+    n_explore = exploration_size(budget, explore_fraction)
     explored = explore(stage, d, d_prime, n_explore=n_explore, n_confirm=budget - n_explore,
                        seed_seq=seq, prior=prior)
     sizes = confirmation_sizes(explored)
