@@ -83,7 +83,11 @@ def test_output_that_exists_only_under_one_dataset_reaches_the_ceiling():
     b = r.witness.bound
     assert b.k_q == 0 and b.k_p == b.n_p and b.ratio_low is not None
     ranked = [w for w in r.confirmed if not w.event.support]  # support: 10 % of α
-    level = 0.05 * (1 - SUPPORT_SHARE) / len(ranked)
+    # weighted Bonferroni: half of the ranked 90 % to the first, the rest split equally
+    share, k = 0.05 * (1 - SUPPORT_SHARE), len(ranked)
+    level = (share / k if k < 3 else share / 2 if ranked.index(r.witness) == 0
+             else share / (2 * (k - 1)))
+    assert b.alpha == pytest.approx(level)
     pi_lo = level ** (1 / b.k_p)
     assert r.epsilon_lower == pytest.approx(math.log(pi_lo / (1 - pi_lo)), rel=1e-9)
     n_c = MILLION - exploration_size(MILLION)

@@ -124,8 +124,13 @@ def _response_and_noise(data, size, rng):
 
 def test_reserved_aggregate_pairs_are_calibrated_at_the_true_epsilon(record_property):
     """Vector outputs (a long shortlist): the balanced pairs of the aggregate scores get their
-    reserved slots, on a mechanism where they are exactly tight, and the bounds stay honest."""
-    alpha, runs = 0.2, 50
+    reserved slots, on a mechanism where they are exactly tight, and the bounds stay honest.
+
+    Measured over seeds 0–399: 60 misses (0.150) with half of the ranked α on the best
+    validated candidate, 63 (0.158) with equal shares. Seeds 0–49 gave 13 and 10: at 50 runs
+    the miss rate's standard error (0.05) exceeds its margin below α, so the check runs 200
+    seeds (standard error 0.025)."""
+    alpha, runs = 0.2, 200
     over = reserved = 0
     for seed in range(runs):
         r = audit(_response_and_noise, [1], [0], PureDP(0.5), samples=20_000, alpha=alpha,

@@ -166,14 +166,20 @@ def test_confirm_best_pools_the_budget_into_a_sharper_bound():
     assert np.mean(sharp) > np.mean(each) + 0.1 and np.sum(sharp > each) >= 8, (each, sharp)
 
 
-@pytest.mark.parametrize("alpha", [0.05, 0.5])
-def test_confirm_best_coverage_at_true_epsilon(alpha, record_property):
-    """Calibration (design §4 rule 3): four pairs, each exactly 1-DP, claimed at ε = 1; over
-    200 seeds the chosen pair's bound exceeds 1 in at most an α share of runs."""
+@pytest.mark.parametrize(("alpha", "runs"), [(0.05, 1000), (0.5, 200)])
+def test_confirm_best_coverage_at_true_epsilon(alpha, runs, record_property):
+    """Calibration (design §4 rule 3): four pairs, each exactly 1-DP, claimed at ε = 1; the
+    chosen pair's bound exceeds 1 in at most an α share of the seeds.
+
+    At α = 0.05, measured over seeds 0–999: 35 misses with half of the ranked α on the best
+    validated candidate (:func:`dpcheck.events.slots.lead_weighted`), 30 with equal shares.
+    Seeds 0–199 alone gave 12 (0.06) with the lead share: at 200 runs the miss rate's standard
+    error (0.013) is as large as its margin below α, so the check runs 1,000 seeds (standard
+    error 0.006, the margin 2.6 of them)."""
     over = sum(audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=2_000, alpha=alpha, seed=s,
-                           confirm="best").epsilon_lower > 1.0 for s in range(200))
-    record_property("miscoverage", {"count": over, "runs": 200, "alpha": alpha})
-    assert over / 200 <= alpha
+                           confirm="best").epsilon_lower > 1.0 for s in range(runs))
+    record_property("miscoverage", {"count": over, "runs": runs, "alpha": alpha})
+    assert over / runs <= alpha
 
 
 def test_confirm_best_coverage_harness_catches_a_missing_bonferroni_factor():

@@ -8,15 +8,17 @@
    events with a large ratio, while δ(ε) is attained by the common likelihood-ratio event.
 2. **Confirm.** Draw ``confirm_samples`` fresh outputs per side (in chunks of
    :data:`CHUNK`, streaming counts), count each kept event, and certify each with one-sided
-   Clopper–Pearson bounds at ``alpha / (2·candidates)`` per binomial — Bonferroni over the
-   confirmed candidates and a union bound over the two sides, so *all* reported bounds hold
-   simultaneously with probability ≥ 1 − alpha whatever was selected during exploration.
+   Clopper–Pearson bounds at half its share of ``alpha`` per binomial — weighted Bonferroni
+   over the confirmed candidates (the best validated one holds half of the ranked candidates'
+   α, :func:`dpcheck.events.slots.lead_weighted`; the support candidates 10 %) and a union
+   bound over the two sides, so *all* reported bounds hold simultaneously with probability
+   ≥ 1 − alpha whatever was selected during exploration.
 
    **Pure claims** (``PureDP``, at least :data:`POISSON_MIN` confirmation outputs) draw
    ``Poisson(n − 3√n)`` confirmation outputs per side instead of exactly ``n`` (the sizes come
    from their own stream, drawn before any confirmation output). Then an event's counts are
    independent Poisson variables, and given their total the count under the numerator side is
-   ``Binomial(total, p/(p+q))`` exactly, so one Clopper–Pearson bound at ``alpha/candidates``
+   ``Binomial(total, p/(p+q))`` exactly, so one Clopper–Pearson bound at the candidate's share
    bounds ``p/q`` (:func:`dpcheck.stats.ratio_lower`) without the union bound over two
    binomials. Which statistic certifies a candidate (``"ratio"`` or ``"union"``, the latter with
    the realised sizes as binomial trial counts, valid conditionally on them) is decided on the
@@ -169,17 +171,17 @@ def audit(
         is an upper limit and ``result.samples`` the outputs drawn per side. Valid under this
         optional stopping (union bound over the stages, :mod:`dpcheck.core.sequential`); the
         result's ``stages`` list each stage's budget, level, bound and p-value. Off by default
-        (a fixed budget; results equal those of earlier versions bit for bit); the pytest
-        plugin turns it on (``--dpcheck-sequential``). Budgets below 22 226 have no pilots,
+        (a fixed budget); the pytest plugin turns it on (``--dpcheck-sequential``). Budgets below 22 226 have no pilots,
         below 200 000 only the 9 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
     support
         Also confirm, per direction, the event "the output is one of the values seen under
         this dataset only during exploration" (:mod:`dpcheck.events.support`), with 10 % of α
-        for both together (weighted Bonferroni; the ranked candidates share the other 90 %).
+        for both together (weighted Bonferroni; the ranked candidates share the other 90 %,
+        half of it to the best validated one).
         It catches an output value of small mass produced under one dataset only (a rare
         δ-leak) that exploration saw too few times to rank; ``result.support_floor`` is the
-        smallest such mass refuted with probability ≥ 0.9. ``False`` gives the audit of
-        earlier versions.
+        smallest such mass refuted with probability ≥ 0.9. ``False``: the ranked candidates
+        only.
 
     Returns
     -------

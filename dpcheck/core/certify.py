@@ -8,8 +8,10 @@ confirmation counts of the chosen candidates into the result's bounds (:meth:`Ce
 is a claim class (:mod:`dpcheck.claims`) plus its certifier registered there.
 
 For (ε, δ) claims each candidate's counts give one-sided Clopper–Pearson bounds at
-``alpha / candidates`` (Bonferroni over the candidates, weighted by ``Candidate.weight``:
-:func:`family_levels`; a union bound over the two sides inside
+the candidate's share of ``alpha`` (Bonferroni over the candidates, weighted by
+``Candidate.weight``: :func:`family_levels`, the weights set during exploration by
+:func:`dpcheck.events.slots.lead_weighted` and :func:`dpcheck.events.support.with_support`;
+a union bound over the two sides inside
 :func:`dpcheck.stats.event_bound`), or for ``method == "ratio"`` the exact conditional test of
 :func:`dpcheck.stats.ratio_lower`; ``epsilon_lower = max ln((p_lo − δ)/q_hi)``, ``delta_lower =
 max (p_lo − e^ε q_hi)`` (approximate claims), ``violation`` iff ``epsilon_lower > ε`` and the

@@ -60,6 +60,7 @@ from dpcheck.core.explore_validate import validation_counter
 from dpcheck.errors import GlobalRandomStateWarning, InvalidArgument
 from dpcheck.events.event import Candidate, Event
 from dpcheck.events.select import select_events
+from dpcheck.events.slots import lead_weighted
 from dpcheck.events.support import support_candidates, with_support
 from dpcheck.events.ties import randomise_ties
 from dpcheck.features.feature import FeatureMap
@@ -230,6 +231,7 @@ def explore(
     if setup.ties:  # randomised boundary atoms (dpcheck.events.ties), chosen on the exploration sample
         chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
                                 alpha_each=setup.alpha / (2 * len(chosen)), delta=wanted.delta)
+    chosen = lead_weighted(chosen)  # half the ranked α to the best validated candidate
     if setup.support:  # values seen under one side only (dpcheck.events.support)
         chosen = with_support(chosen, support_candidates(cols_d, cols_dp, featurizer.features))
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
