@@ -140,10 +140,11 @@ def dpcheck_commit() -> str:
     runs from (``"unknown"`` outside git), recorded with every record: selection changes move
     the bounds (uncommitted changes are not seen)."""
     try:
+        # run from the repository's root: the pathspec is relative to the working directory
+        # (from benchmarks/ it named benchmarks/dpcheck and gave "" before stop 38)
         return subprocess.run(["git", "log", "-1", "--format=%h", "--", "dpcheck"],
-                              capture_output=True,
-                              text=True, check=True, cwd=Path(__file__).resolve().parent
-                              ).stdout.strip()
+                              capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parents[1]).stdout.strip() or "unknown"
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
