@@ -63,3 +63,14 @@ def test_an_audit_certifies_its_first_candidate_at_the_lead_share() -> None:
     assert [w.bound.alpha for w in ranked[1:]] == pytest.approx(
         [share * (1 - LEAD_SHARE) / (len(ranked) - 1)] * (len(ranked) - 1))
     assert sum(w.bound.alpha for w in r.confirmed) == pytest.approx(0.05, rel=1e-12)
+
+
+def test_approximate_claims_keep_equal_shares() -> None:
+    """The lead share is for pure claims: an (ε, δ) audit also confirms the δ-objective
+    candidate, and its ranked candidates share their α equally."""
+    r = dpcheck.audit(laplace, [1.0], [0.0], dpcheck.ApproxDP(1.0, 1e-6), samples=200_000,
+                      seed=0, float_features=False)
+    ranked = [w for w in r.confirmed if not w.event.support]
+    assert len(ranked) >= 3
+    share = 0.05 * (1 - SUPPORT_SHARE)
+    assert [w.bound.alpha for w in ranked] == pytest.approx([share / len(ranked)] * len(ranked))

@@ -231,7 +231,8 @@ def explore(
     if setup.ties:  # randomised boundary atoms (dpcheck.events.ties), chosen on the exploration sample
         chosen = randomise_ties(chosen, cols_d, cols_dp, n_confirm=n_confirm,
                                 alpha_each=setup.alpha / (2 * len(chosen)), delta=wanted.delta)
-    chosen = lead_weighted(chosen)  # half the ranked α to the best validated candidate
+    if wanted.delta_epsilon is None:  # pure claims: half the ranked α to the best validated
+        chosen = lead_weighted(chosen)
     if setup.support:  # values seen under one side only (dpcheck.events.support)
         chosen = with_support(chosen, support_candidates(cols_d, cols_dp, featurizer.features))
     chosen = _label_rows(chosen, featurizer, out_d, out_dp)
