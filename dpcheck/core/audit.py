@@ -11,9 +11,8 @@
    Clopper–Pearson bounds at half its share of ``alpha`` per binomial — weighted Bonferroni
    over the confirmed candidates (for pure claims the best validated one holds half of the
    ranked candidates' α, :func:`dpcheck.events.slots.lead_weighted`; the support candidates
-   10 %) and a union
-   bound over the two sides, so *all* reported bounds hold simultaneously with probability
-   ≥ 1 − alpha whatever was selected during exploration.
+   10 %) and a union bound over the two sides, so *all* reported bounds hold simultaneously
+   with probability ≥ 1 − alpha whatever was selected during exploration.
 
    **Pure claims** (``PureDP``, at least :data:`POISSON_MIN` confirmation outputs) draw
    ``Poisson(n − 3√n)`` confirmation outputs per side instead of exactly ``n`` (the sizes come
@@ -172,8 +171,8 @@ def audit(
         is an upper limit and ``result.samples`` the outputs drawn per side. Valid under this
         optional stopping (union bound over the stages, :mod:`dpcheck.core.sequential`); the
         result's ``stages`` list each stage's budget, level, bound and p-value. Off by default
-        (a fixed budget); the pytest plugin turns it on (``--dpcheck-sequential``). Budgets below 22 226 have no pilots,
-        below 200 000 only the 9 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
+        (a fixed budget); the pytest plugin turns it on (``--dpcheck-sequential``). Budgets
+        below 22 226 have no pilots, below 200 000 only the 9 % one (:data:`dpcheck.core.sequential.MIN_PILOT`).
     support
         Also confirm, per direction, the event "the output is one of the values seen under
         this dataset only during exploration" (:mod:`dpcheck.events.support`), with 10 % of α
