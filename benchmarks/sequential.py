@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=float, default=2e5,
                         help="calibration samples per side (default 2e5)")
     parser.add_argument("--budget", type=float, default=1e6, help="budget per side (default 1e6)")
-    parser.add_argument("--runs", type=int, default=5, help="seeds per broken entry")
+    parser.add_argument("--runs", type=int, default=5,
+                        help="seeds per broken entry (0: calibration only)")
     parser.add_argument("--only", default=None, help="broken entries whose name contains this")
     parser.add_argument("--skip-calibration", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench" / "sequential.json")
@@ -115,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     doc: dict[str, Any] = {"date": time.strftime("%Y-%m-%d")}
     if not args.skip_calibration:
         doc["calibration"] = calibration(CALIBRATION, args.seeds, int(args.calibration))
-    doc["refute"] = samples_to_refute(int(args.budget), args.runs, args.only)
+    if args.runs < 0:
+        parser.error(f"--runs={args.runs} must be >= 0")
+    doc["refute"] = (samples_to_refute(int(args.budget), args.runs, args.only) if args.runs
+                     else [])
     caught = [r for r in doc["refute"] if r["fixed_refuted"] > r["runs"] // 2]
     if caught:
         worst = max(r["fraction_of_budget"] for r in caught)

@@ -42,6 +42,9 @@ def shifted_laplace(data, size, rng):
 #: min 0.0925). The oracle (the half-line beyond both means, confirmed on all samples) is about
 #: 0.0985 in median. Seed 0's 0.1019 is above the true 0.1 with either ranking (the same
 #: interval event): an α-level miss, 1 of 8 at α = 0.05 (coverage: tests/test_calibration.py).
+#: With the lead share on the strong slot's candidate (stop 39; the half-line or two-tailed
+#: event leads on seeds 1–4, 6, 7): 0.1035 0.0928 0.0973 0.0950 0.0966 0.0939 0.0953 0.0946
+#: (mean 0.0961, min 0.0928; seed 0's interval is still the first and certifies 0.1035).
 MEAN, MIN = 0.09, 0.085
 
 
@@ -50,11 +53,13 @@ def test_a_location_shift_keeps_its_half_line():
     for seed in range(8):
         r = dpcheck.audit(shifted_laplace, [1.0], [0.0], dpcheck.PureDP(0.1),
                           samples=1_000_000, seed=seed, float_features=False)
-        # still k = 3 ranked candidates: half of their 90 % of α to the first, a quarter each
-        # to the others
+        # still k = 3 ranked candidates: half of their 90 % of α to the lead (the strong
+        # slot's candidate when there is one, else the first), a quarter each to the others
         share = 0.05 * (1 - SUPPORT_SHARE)
-        assert [w.bound.alpha for w in r.confirmed if not w.event.support] == pytest.approx(
-            [share / 2, share / 4, share / 4])
+        ranked = [w for w in r.confirmed if not w.event.support]
+        assert sorted(w.bound.alpha for w in ranked) == pytest.approx(
+            [share / 4, share / 4, share / 2])
+        assert ranked[1].bound.alpha == pytest.approx(share / 4)  # the lead: first or last
         bounds.append(r.epsilon_lower)
     assert np.mean(bounds) >= MEAN and min(bounds) >= MIN, bounds
 

@@ -58,10 +58,11 @@ def test_a_pass_uses_the_whole_budget_and_spends_exactly_alpha():
     assert [s.samples for s in r.stages] == [4_000, 36_000, 400_000]
     assert 0.8 < r.epsilon_lower <= 1.0
     # the final level: SUPPORT_SHARE of it to the support candidates, half of the rest to the
-    # first of the 3 ranked candidates and a quarter to each of the others
+    # lead of the 3 ranked candidates (here the strong slot's, the last) and a quarter to each
+    # of the others
     share = r.stages[-1].alpha * (1 - SUPPORT_SHARE)
     assert [w.bound.alpha for w in r.confirmed if not w.event.support] == pytest.approx(
-        [share / 2, share / 4, share / 4])
+        [share / 4, share / 4, share / 2])
     assert r.witness.bound.alpha in {w.bound.alpha for w in r.confirmed}
 
 

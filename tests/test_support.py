@@ -72,8 +72,8 @@ def test_support_candidates_hold_a_tenth_of_alpha_and_confirm_nothing_on_a_conti
     assert all(w.bound.k_p == 0 and w.bound.k_q == 0 for w in support)  # single draws: mass 0
     assert sum(w.bound.alpha for w in support) == pytest.approx(0.05 * SUPPORT_SHARE)
     assert sum(w.bound.alpha for w in r.confirmed) == pytest.approx(0.05)
-    share = 0.05 * (1 - SUPPORT_SHARE)  # half to the first ranked candidate (3 of them)
-    assert [w.bound.alpha for w in ranked] == pytest.approx([share / 2, share / 4, share / 4])
+    share = 0.05 * (1 - SUPPORT_SHARE)  # half to the lead (here the strong slot's, the last)
+    assert [w.bound.alpha for w in ranked] == pytest.approx([share / 4, share / 4, share / 2])
     assert not r.violation and 0.5 < r.epsilon_lower <= 1.0
     off = dpcheck.audit(laplace, [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=100_000,
                         seed=3, float_features=False, support=False)

@@ -246,7 +246,9 @@ class Candidate:
     (:mod:`dpcheck.events.paired`), the disjoint event counted in the *other* direction; the counts are
     then combined and certified by the conditional test. ``weight``: the candidate's relative
     share of the audit's α (weighted Bonferroni; :mod:`dpcheck.events.support` gives its
-    candidates less than the ranked ones' 1).
+    candidates less than the ranked ones' 1). ``strong``: put in by
+    :func:`dpcheck.events.slots.strong_last_slot` (the best under the max-noise shrinkage, left
+    out by the mild ranking); :func:`dpcheck.events.slots.lead_weighted` gives it the lead share.
     """
 
     event: Event
@@ -257,3 +259,4 @@ class Candidate:
     method: Literal["union", "ratio"] = "union"
     partner: Event | None = None
     weight: float = 1.0
+    strong: bool = False
