@@ -9,8 +9,9 @@
 2. **Confirm.** Draw ``confirm_samples`` fresh outputs per side (in chunks of
    :data:`CHUNK`, streaming counts), count each kept event, and certify each with one-sided
    Clopper–Pearson bounds at half its share of ``alpha`` per binomial — weighted Bonferroni
-   over the confirmed candidates (for pure claims the best validated one holds half of the
-   ranked candidates' α, :func:`dpcheck.events.slots.lead_weighted`; the support candidates
+   over the confirmed candidates (for pure claims a lead — the best validated one, or the
+   strong slot's candidate — holds half of the ranked candidates' α,
+   :func:`dpcheck.events.slots.lead_weighted`; the support candidates
    10 %) and a union bound over the two sides, so *all* reported bounds hold simultaneously
    with probability ≥ 1 − alpha whatever was selected during exploration.
 
@@ -177,7 +178,7 @@ def audit(
         Also confirm, per direction, the event "the output is one of the values seen under
         this dataset only during exploration" (:mod:`dpcheck.events.support`), with 10 % of α
         for both together (weighted Bonferroni; the ranked candidates share the other 90 %,
-        for pure claims half of it to the best validated one).
+        for pure claims half of it to the lead, :func:`dpcheck.events.slots.lead_weighted`).
         It catches an output value of small mass produced under one dataset only (a rare
         δ-leak) that exploration saw too few times to rank; ``result.support_floor`` is the
         smallest such mass refuted with probability ≥ 0.9. ``False``: the ranked candidates
