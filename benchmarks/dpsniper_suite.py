@@ -267,7 +267,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the budgets and exit")
     parser.add_argument("--out", default="reports/bench")
     args = parser.parse_args(argv)
-    chosen = [m for m in SUITE if not args.only or any(s in m.name for s in args.only)]
+    # an exact name selects that mechanism only (--only SVT3 is not SVT34Parallel); other
+    # strings select every name containing them (--only SVT: all eight SVT variants)
+    names = {m.name for m in SUITE}
+    chosen = [m for m in SUITE if not args.only or any(
+        s == m.name if s in names else s in m.name for s in args.only)]
     try:
         import dpsniper  # noqa: F401
     except ImportError:
