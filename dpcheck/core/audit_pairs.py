@@ -13,8 +13,7 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
   outputs plus fresh ones, up to ``explore_fraction`` of the budget left to one pair (and at
   most :data:`MAX_EXPLORE_BYTES` of outputs per side), and its events chosen again on them —
   and only the one whose re-chosen events project the largest bound on the validation half of
-  its re-exploration (shrunk for the winner's curse of comparing them: :func:`robust_score`)
-  is *confirmed*, on the rest of the pooled budget
+  its re-exploration is *confirmed*, on the rest of the pooled budget
   ``len(pairs)·(samples − 2·explore)`` per side and at the full ``alpha``. Valid because the
   choice of the pair is a function of exploration and pilot outputs only, which are never
   counted again (design §4 rule 1), exactly as the choice of an event is. With ``m`` pairs the
@@ -53,7 +52,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
 from scipy.stats import norm
 
 from dpcheck.claims import ApproxDP, PureDP
@@ -63,7 +61,6 @@ from dpcheck.core.confirm import confirm_counts, oriented_counts
 from dpcheck.core.explore import exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
 from dpcheck.errors import InvalidArgument, PrivacyViolation
-from dpcheck.events.projection import max_noise_shrink, projected_pair, projected_score
 from dpcheck.internal.progress import Reporter, reporter
 from dpcheck.internal.rng import child
 from dpcheck.stats import ratio_lower
@@ -79,10 +76,9 @@ class PairsResult:
     largest bound, and that bound. ``scores`` (``confirm="best"``; ``None`` for ``"each"``):
     each pair's best bound projected by its pilot counts; the :data:`REFINE` pairs leading on
     them are re-explored and ``refined`` holds their best projected bound on the validation
-    half of the re-exploration under the max-noise shrinkage (:func:`robust_score`; ``None``
-    for the others; ``refined`` is ``None`` when nothing was re-explored); the confirmed pair
-    is the one with the largest refined score, or the largest pilot score when nothing was
-    re-explored."""
+    half of the re-exploration (``None`` for the others; ``refined`` is ``None`` when nothing
+    was re-explored); the confirmed pair is the one with the largest refined score, or the
+    largest pilot score when nothing was re-explored."""
 
     results: tuple[AuditResult | None, ...]
     best: int
@@ -291,11 +287,11 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
                 rep.context = f"pair {i + 1}/{m}, re-explored"
             e = explore(setup, e.d, e.d_prime, n_explore=n_more, n_confirm=n_confirm,
                         seed_seq=e.seed_seq, prior=(e.out_d, e.out_dp), stream="explore-chosen")
-            refined[i] = robust_score(setup, e, REFINE)
+            refined[i] = e.score
             done += 2 * n_more
             if rep is not None:
                 rep.at(done, "select")
-            if champion is None or refined[i] > refined[champion[0]]:  # the first of equals
+            if champion is None or e.score > champion[1].score:  # the first of equal scores
                 champion = (i, e)
             del e
         leading = []  # the first explorations are not needed by the confirmation
@@ -322,39 +318,6 @@ MAX_EXPLORE_BYTES = 1 << 30
 
 #: Pilot counts certify each candidate at this one-sided level (about one standard error).
 PILOT_LEVEL = 0.16
-
-
-def robust_score(setup: Any, explored: Any, pairs: int) -> float:
-    """The bound ``explored``'s chosen events project on their validation counts under the
-    max-noise shrinkage for all the candidates the re-explored pairs compare (``pairs`` times
-    this pair's ranked ones): the score that picks the confirmed pair among the re-explored.
-
-    ``Explored.score``, the best *mild* validation score, is the luckiest of a shortlist: on
-    DP-Sniper's SVT34Parallel (one tenth of its calls, seed 2) an atom of the logistic score
-    seen 3 times under D′ and never under D on 2.5·10⁶ validation outputs per side projected
-    1.063 and won the pair, which then certified 0.141; the other pair's half-line
-    ``llr(output) > 0.566`` (7142 against 5398) projected 0.304 and its pair certifies about
-    0.29. Under ``estimate − sqrt(2 ln m)·SE`` the 3-against-0 atom projects nothing and the
-    half-line about 0.23 (``benchmarks/README.md``). Support candidates (no validation counts)
-    are not scored; ``-inf`` when no ranked candidate has a positive projection."""
-    ranked = [c for c in explored.chosen if not c.event.support]
-    if not ranked:
-        return -math.inf
-    shrink = max_noise_shrink(pairs * len(ranked))
-    n_val = explored.n_validation
-    alpha_each = setup.alpha / (2 * setup.candidates)  # as select_events ranked them
-    delta = setup.certifier.selection(setup.claim).delta
-    best = -math.inf
-    for c in ranked:
-        k_p, k_q = np.array([c.explore_p]), np.array([c.explore_q])
-        if c.partner is None:
-            s = projected_score(k_p, k_q, n_explore=n_val, n_confirm=explored.n_confirm,
-                                alpha_each=alpha_each, delta=delta, shrink=shrink,
-                                ratio=c.method == "ratio")
-        else:
-            s = projected_pair(k_p, k_q, n_val, explored.n_confirm, 2 * alpha_each, shrink)
-        best = max(best, float(s[0]))
-    return best
 
 
 def _pilot_scores(setup: Any, explored: Any, n_pilot: int, n_final: int) -> list[float]:

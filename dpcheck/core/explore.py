@@ -135,16 +135,6 @@ class Explored:
     def score(self) -> float:
         return max(c.score for c in self.chosen)
 
-    @property
-    def n_validation(self) -> int:
-        """Outputs per side of the validation half the candidates' ``explore_p``/``explore_q``
-        were counted on (:func:`~dpcheck.events.select.select_events`'s halves; a split
-        exploration generates on the first half of chunk 0 and validates on the rest)."""
-        held = self.out_d.shape[0]
-        if self.n_explore > held:  # split: validation on the workers
-            return self.n_explore - EXPLORE_CHUNK // 2
-        return held - held // 2 if held >= 2 else held
-
 
 def setup_audit(
     mechanism: Any, claim: Any, *, samples: Any, alpha: Any, seed: Any, relation: Any,
