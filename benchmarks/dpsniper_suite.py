@@ -261,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--only", nargs="*", default=[],
-                        help="substrings of mechanism names (any matches)")
+                        help="mechanism names (exact) or substrings of them (any matches)")
     parser.add_argument("--values-only", action="store_true",
                         help="float_features=False: the idealised mechanism's view (run())")
     parser.add_argument("--list", action="store_true", help="print the budgets and exit")
