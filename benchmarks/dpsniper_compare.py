@@ -157,8 +157,10 @@ def dpsniper_form(module: str, cls: str, args: dict[str, Any],
     -------
     mechanism, pairs
         ``mechanism(data, size, rng)`` runs the DP-Sniper class's ``m(np.asarray(data),
-        n_samples=size)`` after seeding numpy's global state from ``rng`` (its outputs are
-        returned unchanged: dtype, shape, markers); ``pairs`` are its ``PatternGenerator``'s
+        n_samples=size)`` after seeding numpy's global state from ``rng``, and the class's
+        own generator ``prng`` where it has one (``Rappor``; DP-Sniper leaves it unseeded),
+        so that an audit is replayed by its seed (its outputs are returned unchanged: dtype,
+        shape, markers); ``pairs`` are its ``PatternGenerator``'s
         pairs in its order (each pattern, then swapped).
 
     Raises
@@ -176,6 +178,9 @@ def dpsniper_form(module: str, cls: str, args: dict[str, Any],
 
     def mechanism(data: Any, size: int, rng: np.random.Generator) -> Any:
         np.random.seed(int(rng.integers(2**32)))
+        if hasattr(mech, "prng"):  # Rappor's instantaneous response: its own default_rng(),
+            # unseeded unless given (audits of it were not replayable before stop 39)
+            mech.prng = np.random.default_rng(int(rng.integers(2**63)))
         return mech.m(np.asarray(data), n_samples=size)
 
     mechanism.__name__ = f"dpsniper.{cls}"
