@@ -195,6 +195,7 @@ def run(mech: SniperMechanism, fraction: float, seed: int, alpha: float,
         "chosen_pair": res.best,
         "pilot_scores": list(res.scores) if res.scores is not None else None,
         "refined_scores": list(res.refined) if res.refined is not None else None,
+        "settled_scores": list(res.settled) if res.settled is not None else None,
         "witness": r.witness.describe(),
         "seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu,
     }
