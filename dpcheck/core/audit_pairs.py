@@ -36,10 +36,10 @@ gains from the re-exploration differs between pairs.
 Why settle: the re-explorations' validation scores are mild (rare-but-real events must not be
 shrunk away), so an atom seen 3 times under one dataset and never under the other projects a
 large bound (DP-Sniper's SVT34Parallel, one tenth of its calls, seed 2: 1.06 against a
-half-line's 0.30, and the atom's pair certified 0.14). When the leading refined score rests on
-fewer than :data:`HANDFUL` validation counts, each re-explored pair's events are counted on a
-second pilot of fresh outputs (``explore`` per side per pair, taken from the confirmation) and
-the pilot score chooses. A second pilot every time costs every audit the outputs (median −5.5 %
+half-line's 0.30, and the atom's pair certified 0.14). When the refined leader leads only by
+events seen fewer than :data:`HANDFUL` times in its validation half (without them another pair
+would lead), each re-explored pair's events are counted on a second pilot of fresh outputs
+(``explore`` per side per pair, taken from the confirmation) and the pilot score chooses. A second pilot every time costs every audit the outputs (median −5.5 %
 on the zoo at 10⁵); stronger shrinkage of the validation scores instead ranks real rare events
 below common ones. Both measured in ``benchmarks/README.md``. While the pairs are explored only the
 explorations of the :data:`REFINE` leaders so far are kept beside the current one; memory holds
@@ -88,9 +88,10 @@ class PairsResult:
     them are re-explored and ``refined`` holds their best projected bound on the validation
     half of the re-exploration (``None`` for the others; ``refined`` is ``None`` when nothing
     was re-explored); the confirmed pair is the one with the largest refined score, or the
-    largest pilot score when nothing was re-explored. ``settled``: when the largest refined
-    score rested on a handful of validation counts, each re-explored pair's best bound projected
-    by the counts of a second pilot, which then chose the pair (``None`` otherwise)."""
+    largest pilot score when nothing was re-explored. ``settled``: when the refined leader led
+    only by events seen a handful of times in its validation half, each re-explored pair's best
+    bound projected by the counts of a second pilot, which then chose the pair (``None``
+    otherwise)."""
 
     results: tuple[AuditResult | None, ...]
     best: int
@@ -310,11 +311,10 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         leading = []  # the first explorations are not needed by the confirmation
         # the largest refined score (the first of equal scores) ...
         best, chosen = max(again, key=lambda t: t[1].score)
-        lead = max(chosen.chosen, key=lambda c: c.score)
-        n_settle = n_pilot if lead.explore_p < HANDFUL else 0
+        n_settle = n_pilot if _contested(again, best) else 0
         if n_settle and n_confirm >= 4 * n_settle * len(again):
-            # ... unless it rests on a handful of validation counts: then each re-explored
-            # pair's events are counted on fresh outputs and the pilot score decides
+            # ... unless its lead rests on a handful of validation counts: then each
+            # re-explored pair's events are counted on fresh outputs and the pilot score decides
             n_confirm -= n_settle * len(again)
             pilot = {i: max(_pilot_scores(setup, e, n_settle, n_confirm, "settle"))
                      for i, e in again}
@@ -346,13 +346,22 @@ REFINE = 2
 #: the memory of a 24 GB machine (``benchmarks/README.md``).
 MAX_EXPLORE_BYTES = 1 << 30
 
-#: A confirmed pair whose best event was seen fewer times than this (on the favoured side of
-#: the validation half of its re-exploration) is chosen again on fresh pilot counts (module
-#: docstring, "Why settle").
+#: A refined leader that leads only by events seen fewer times than this (on their favoured
+#: side of the validation half of its re-exploration) is chosen again on fresh pilot counts
+#: (module docstring, "Why settle"; :func:`_contested`).
 HANDFUL = 10
 
 #: Pilot counts certify each candidate at this one-sided level (about one standard error).
 PILOT_LEVEL = 0.16
+
+
+def _contested(again: list[tuple[int, Any]], best: int) -> bool:
+    """Whether the refined leader ``best`` leads only by events seen fewer than
+    :data:`HANDFUL` times on their favoured side of the validation half: without them
+    (each pair's best score over its other events) another re-explored pair would lead."""
+    firm = {i: max((c.score for c in e.chosen if c.explore_p >= HANDFUL), default=-math.inf)
+            for i, e in again}
+    return any(firm[i] > firm[best] for i, _ in again)
 
 
 def _pilot_scores(setup: Any, explored: Any, n_pilot: int, n_final: int,
