@@ -31,20 +31,23 @@ Why re-explore: the learned scores of vector outputs (:mod:`dpcheck.features.lea
 joint cells of :mod:`dpcheck.features.naive_bayes`) need more rows than one pair's exploration
 share; the chosen pair then gets the exploration a single audit of its pooled budget would have.
 Why two: the pilot ranks the events a pair chose on its small exploration, and how much a pair
-gains from the re-exploration differs between pairs.
+gains from the re-exploration differs between pairs. While the pairs are explored only the
+explorations of the :data:`REFINE` leaders so far are kept beside the current one; memory holds
+two re-explorations at most, whatever the number of pairs.
 
 Why settle: the re-explorations' validation scores are mild (rare-but-real events must not be
 shrunk away), so an atom seen 3 times under one dataset and never under the other projects a
 large bound (DP-Sniper's SVT34Parallel, one tenth of its calls, seed 2: 1.06 against a
 half-line's 0.30, and the atom's pair certified 0.14). When the refined leader leads only by
 events seen fewer than :data:`HANDFUL` times in its validation half (without them another pair
-would lead), each re-explored pair's events are counted on a second pilot of fresh outputs
-(``explore`` per side per pair, taken from the confirmation) and the pilot score chooses. A second pilot every time costs every audit the outputs (median −5.5 %
-on the zoo at 10⁵); stronger shrinkage of the validation scores instead ranks real rare events
-below common ones. Both measured in ``benchmarks/README.md``. While the pairs are explored only the
-explorations of the :data:`REFINE` leaders so far are kept beside the current one; memory holds
-two re-explorations at most, whatever the number of pairs. The measurements behind these
-choices are in ``benchmarks/README.md``.
+would lead: :func:`_contested`), each re-explored pair's events are counted on a second pilot
+of fresh outputs (``explore`` per side per pair, taken from the confirmation) and the pilot
+score chooses. A second pilot on every audit costs every audit its outputs (median −5.5 % on
+the zoo at 10⁵); one whenever the leader's best event rests on a handful ran on all of RAPPOR's
+audits for nothing; stronger shrinkage of the validation scores ranks real rare events below
+common ones.
+
+The measurements behind these choices are in ``benchmarks/README.md``.
 
 References
 ----------
