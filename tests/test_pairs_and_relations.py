@@ -180,6 +180,12 @@ def test_confirm_best_settles_a_leader_resting_on_a_handful_of_counts(monkeypatc
     assert mutant.best == 0 and mutant.epsilon_lower < 0.1
     same = audit_pairs(_rare_atom, pairs, PureDP(1.0), seed=2, **kw)
     assert untimed(same.audit.to_dict()) == untimed(quiet.audit.to_dict())
+    # a second pilot that would take more than a quarter of the confirmation is skipped (here
+    # explore_fraction=0.3: 2·30,000 outputs per side against a confirmation of about 74,000)
+    monkeypatch.setattr(dpcheck.core.audit_pairs, "_contested", lambda again, best: True)
+    assert audit_pairs(_rare_atom, pairs, PureDP(1.0), seed=0, explore_fraction=0.3,
+                       **kw).settled is None
+    assert audit_pairs(_rare_atom, pairs, PureDP(1.0), seed=2, **kw).settled is not None
 
 
 def test_confirm_best_prefers_a_support_mismatch():
