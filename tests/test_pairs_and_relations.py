@@ -235,6 +235,25 @@ def test_confirm_best_coverage_at_true_epsilon(alpha, runs, record_property):
     assert over / runs <= alpha
 
 
+def test_confirm_best_never_draws_one_stream_twice():
+    """Selection and confirmation use different samples (design §4 rule 1): every mechanism
+    call of a settled ``confirm="best"`` audit — exploration, pilot, re-exploration, second
+    pilot, confirmation — starts from a generator state no other call started from. The
+    calibration test above cannot see a second pilot that re-reads the confirmation's stream
+    (forced on, choosing the pair on the confirmation's own counts moved its 1,000-seed count
+    only from 32 to 46); this test fails on it."""
+    starts = []
+
+    def recorded(data, size, rng):
+        starts.append(repr(rng.bit_generator.state["state"]))
+        return _rare_atom(data, size, rng)
+
+    r = audit_pairs(recorded, [([0], [1]), ([2], [3])], PureDP(1.0), samples=100_000, seed=0,
+                    confirm="best")
+    assert r.settled is not None and len(starts) > 10
+    assert len(set(starts)) == len(starts)
+
+
 def _one_dp_with_atom(data, size, rng):
     """``data = [code]``, pairs ``([2k], [2k + 1])``: an exactly 1-DP coin per pair (values
     ``2k``, ``2k + 1``), replaced by the value 9 with probability 10⁻³ under every dataset."""
