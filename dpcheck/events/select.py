@@ -136,7 +136,9 @@ def select_events(
     _validate(short, halves, pairs, gen.pools)
     rankings, quotas, diverse = _rankings(short, halves.n_val, k, kw)
     picked: list[int] = []
-    chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked)
+    unproven = _unproven(short) if diverse else None
+    chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked,
+                               unproven=unproven)
     if not diverse and k >= 2:
         chosen, taken = strong_last_slot(short, rankings[1], chosen, taken, picked, ratio,
                                          k)
@@ -278,6 +280,15 @@ def _validate(short: Shortlist, halves: _Halves,
     short.g_dp = count_events(events, halves.gen_dp, sorted_dp)
 
 
+
+
+def _unproven(short: Shortlist) -> NDArray[np.bool_]:
+    """Entries whose validation counts do not show a difference beyond the shortlist's noise:
+    ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted entries."""
+    v_p = short.v_p.astype(np.float64)
+    v_q = short.v_q.astype(np.float64)
+    z = (v_p - v_q) / np.sqrt(np.maximum(v_p + v_q, 1.0))
+    return np.asarray(z < math.sqrt(2.0 * math.log(max(len(short.entries), 2))))
 
 
 def _rankings(short: Shortlist, n_val: int, k: int, kw: dict[str, Any]

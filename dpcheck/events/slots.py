@@ -29,6 +29,9 @@ __all__ = ["LEAD_SHARE", "Ranking", "Shortlist", "delta_slot", "fill_slots", "le
 #: Share of the ranked candidates' α held by the first one (the best validation score), the
 #: others splitting the rest equally (weighted Bonferroni; see :func:`lead_weighted`).
 LEAD_SHARE = 0.5
+#: Long shortlists: at most this many of the mild ranking's slots go to candidates whose
+#: validation counts do not show a difference beyond the noise of the shortlist's size.
+NOISE_ALLOWANCE = 1
 
 
 @dataclass
@@ -65,6 +68,7 @@ def twin(short: Shortlist, idx: int) -> tuple[Any, ...]:
 
 def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 diverse: bool, ratio: bool, picked: list[int] | None = None,
+                unproven: NDArray[np.bool_] | None = None,
                 ) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
     """Fill each ranking's slots, best first.
 
@@ -88,6 +92,8 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         family_limit = max(1, quota - 1) if (r == 0 and not diverse) else quota
         family_count: dict[tuple[int, bool], int] = {}
         n_picked = 0
+        n_unproven = 0
+        guess_limit = NOISE_ALLOWANCE if (r == 0 and unproven is not None) else quota
         for limit in dict.fromkeys((family_limit, quota)):  # capped pass, then fill up
             for idx in order:
                 if n_picked == quota:
@@ -103,6 +109,10 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 family = (event.feature, event.kind == "atoms")
                 if family_count.get(family, 0) >= limit:
                     continue
+                guess = unproven is not None and bool(unproven[idx])
+                if guess and n_unproven >= guess_limit:
+                    continue
+                n_unproven += int(guess)
                 family_count[family] = family_count.get(family, 0) + 1
                 taken.add(key)
                 features_taken.add(event.feature)
