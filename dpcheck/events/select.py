@@ -21,7 +21,10 @@ half every candidate (event, direction) is generated and scored by the ε lower 
 *project* onto the confirmation sample (:mod:`dpcheck.events.projection`). A shortlist — the
 :data:`~dpcheck.events.pools.PER_FAMILY` best of every event family of every feature and the
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
-and the best ``k`` by that score are kept. On short shortlists (scalar outputs) the last of
+and the best ``k`` by that score are kept — on long shortlists at most one of them a
+candidate whose validation counts show no difference beyond the shortlist's noise (a one-sided
+binomial ``z`` below ``sqrt(2 ln m)``: rare real events keep a slot, noise tails do not take
+them all). On short shortlists (scalar outputs) the last of
 them is the best under max-noise shrinkage (``estimate − sqrt(2 ln m)·SE`` for ``m``
 shortlisted) when that one was left out: the luckiest of many equal tail intervals no longer
 takes every slot from the half-line with the same ratio and twenty times the mass

@@ -79,8 +79,15 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     of one feature (its atom sets, or its half-lines and intervals) while another family has a
     candidate; the last slot then goes to the best of the others (with many rare atoms the
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot). ``picked``, if given, receives the shortlist index
-    of every chosen candidate, in order."""
+    carries the real signal gets no slot). ``unproven`` (long shortlists): the entries whose
+    validation counts show no difference beyond the shortlist's noise
+    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of them take a
+    slot of the first (mild) ranking, whose shrinkage is light so that rare real events
+    survive: among hundreds of tail events of many coordinates, a few seen 8–14 times on one
+    side and 2–7 on the other are the luckiest of many noise events, and without the cap they
+    filled every mild slot (DP-Sniper's NoisyHist1, ``tests/test_select_slots.py``). Slots
+    the firm candidates cannot fill are then filled in rank order as before. ``picked``,
+    if given, receives the shortlist index of every chosen candidate, in order."""
     chosen: list[Candidate] = []
     taken: set[tuple[Any, ...]] = set()
     features_taken: set[int] = set()
@@ -93,8 +100,9 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         family_count: dict[tuple[int, bool], int] = {}
         n_picked = 0
         n_unproven = 0
-        guess_limit = NOISE_ALLOWANCE if (r == 0 and unproven is not None) else quota
-        for limit in dict.fromkeys((family_limit, quota)):  # capped pass, then fill up
+        guesses = NOISE_ALLOWANCE if (r == 0 and unproven is not None) else quota
+        # capped passes, then fill up
+        for limit, guess_limit in dict.fromkeys(((family_limit, guesses), (quota, quota))):
             for idx in order:
                 if n_picked == quota:
                     break
