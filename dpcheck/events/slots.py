@@ -81,9 +81,10 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
     carries the real signal gets no slot). ``unproven`` (long shortlists): the entries whose
     validation counts show no difference beyond the shortlist's noise
-    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of them take a
-    slot of the first (mild) ranking, whose shrinkage is light so that rare real events
-    survive: among hundreds of tail events of many coordinates, a few seen 8–14 times on one
+    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of those
+    ranked above the first firm candidate take a slot of the first (mild) ranking, whose
+    shrinkage is light so that rare real events survive (unproven candidates ranked below a
+    firm one compete as before: weak real signals, hundreds of counts a few percent apart): among hundreds of tail events of many coordinates, a few seen 8–14 times on one
     side and 2–7 on the other are the luckiest of many noise events, and without the cap they
     filled every mild slot (DP-Sniper's NoisyHist1, ``tests/test_select_slots.py``). Slots
     the firm candidates cannot fill are then filled in rank order as before. ``picked``,
@@ -101,6 +102,7 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         n_picked = 0
         n_unproven = 0
         guesses = NOISE_ALLOWANCE if (r == 0 and unproven is not None) else quota
+        ahead = _ahead_of_firm(order, unproven) if r == 0 else set()
         # capped passes, then fill up
         for limit, guess_limit in dict.fromkeys(((family_limit, guesses), (quota, quota))):
             for idx in order:
@@ -117,7 +119,7 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 family = (event.feature, event.kind == "atoms")
                 if family_count.get(family, 0) >= limit:
                     continue
-                guess = unproven is not None and bool(unproven[idx])
+                guess = int(idx) in ahead
                 if guess and n_unproven >= guess_limit:
                     continue
                 n_unproven += int(guess)
@@ -134,6 +136,18 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                                         int(short.v_p[idx]), int(short.v_q[idx]), method,
                                         partner))
     return chosen, taken
+
+
+def _ahead_of_firm(order: NDArray[np.int64], unproven: NDArray[np.bool_] | None) -> set[int]:
+    """The unproven entries ranked above the first firm one (all of them if none is firm)."""
+    if unproven is None:
+        return set()
+    ahead: set[int] = set()
+    for idx in order:
+        if not unproven[idx]:
+            break
+        ahead.add(int(idx))
+    return ahead
 
 
 def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
