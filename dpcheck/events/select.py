@@ -22,9 +22,10 @@ half every candidate (event, direction) is generated and scored by the ε lower 
 :data:`~dpcheck.events.pools.PER_FAMILY` best of every event family of every feature and the
 :data:`VALIDATE` best overall — is then re-scored on the untouched second (*validation*) half,
 and the best ``k`` by that score are kept — on long shortlists at most one of them a
-candidate whose validation counts show no difference beyond the shortlist's noise (a one-sided
-binomial ``z`` below ``sqrt(2 ln m)``: rare real events keep a slot, noise tails do not take
-them all). On short shortlists (scalar outputs) the last of
+candidate ranked above the first firm one whose validation counts show no difference beyond
+the shortlist's noise (a one-sided binomial ``z`` below ``sqrt(2 ln m)``: rare real events keep
+a slot, noise tails do not take them all; :func:`~dpcheck.events.slots.fill_slots`). On short
+shortlists (scalar outputs) the last of
 them is the best under max-noise shrinkage (``estimate − sqrt(2 ln m)·SE`` for ``m``
 shortlisted) when that one was left out: the luckiest of many equal tail intervals no longer
 takes every slot from the half-line with the same ratio and twenty times the mass
@@ -287,7 +288,10 @@ def _validate(short: Shortlist, halves: _Halves,
 
 def _unproven(short: Shortlist) -> NDArray[np.bool_]:
     """Entries whose validation counts do not show a difference beyond the shortlist's noise:
-    ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted entries."""
+    ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted entries — the
+    normal score of the split of ``v_p + v_q`` outputs under ratio 1, against about the
+    largest of ``m`` standard normal noises (as :func:`dpcheck.events.projection.max_noise_shrink`).
+    Ranking only: a threshold on data the bounds never use."""
     v_p = short.v_p.astype(np.float64)
     v_q = short.v_q.astype(np.float64)
     z = (v_p - v_q) / np.sqrt(np.maximum(v_p + v_q, 1.0))

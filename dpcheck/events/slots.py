@@ -23,14 +23,16 @@ from numpy.typing import NDArray
 from dpcheck.events.event import Candidate, Direction, Event
 from dpcheck.events.projection import VALIDATION_SHRINK, projected_delta
 
-__all__ = ["LEAD_SHARE", "Ranking", "Shortlist", "delta_slot", "fill_slots", "lead_weighted",
+__all__ = ["LEAD_SHARE", "NOISE_ALLOWANCE", "Ranking", "Shortlist", "delta_slot", "fill_slots",
+           "lead_weighted",
            "strong_last_slot", "twin"]
 
 #: Share of the ranked candidates' α held by the first one (the best validation score), the
 #: others splitting the rest equally (weighted Bonferroni; see :func:`lead_weighted`).
 LEAD_SHARE = 0.5
-#: Long shortlists: at most this many of the mild ranking's slots go to candidates whose
-#: validation counts do not show a difference beyond the noise of the shortlist's size.
+#: Long shortlists: at most this many of the mild ranking's slots go to candidates ranked
+#: above the first firm one whose validation counts do not show a difference beyond the noise
+#: of the shortlist's size (:func:`fill_slots`).
 NOISE_ALLOWANCE = 1
 
 
@@ -84,8 +86,9 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of those
     ranked above the first firm candidate take a slot of the first (mild) ranking, whose
     shrinkage is light so that rare real events survive (unproven candidates ranked below a
-    firm one compete as before: weak real signals, hundreds of counts a few percent apart): among hundreds of tail events of many coordinates, a few seen 8–14 times on one
-    side and 2–7 on the other are the luckiest of many noise events, and without the cap they
+    firm one compete as before: weak real signals, hundreds of counts a few percent apart):
+    among hundreds of tail events of many coordinates, a few seen 8–14 times on one side and
+    2–7 on the other are the luckiest of many noise events, and without the cap they
     filled every mild slot (DP-Sniper's NoisyHist1, ``tests/test_select_slots.py``). Slots
     the firm candidates cannot fill are then filled in rank order as before. ``picked``,
     if given, receives the shortlist index of every chosen candidate, in order."""
