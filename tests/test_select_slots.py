@@ -1,4 +1,5 @@
-"""The winner's curse of the validation ranking on short shortlists (scalar outputs).
+"""The winner's curse of the validation ranking on short shortlists (scalar outputs) and, at
+the end, on long ones (vector outputs: noise tails that took every mild slot).
 
 ``select_events`` ranks the shortlisted candidates by their projected bound on fresh validation
 counts, shrunk mildly so that rare real events survive. On a location shift every tail event
