@@ -104,8 +104,8 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         family_count: dict[tuple[int, bool], int] = {}
         n_picked = 0
         n_unproven = 0
-        guesses = NOISE_ALLOWANCE if (r == 0 and unproven is not None) else quota
         ahead = _ahead_of_firm(order, unproven) if r == 0 else set()
+        guesses = NOISE_ALLOWANCE if ahead else quota
         # capped passes, then fill up
         for limit, guess_limit in dict.fromkeys(((family_limit, guesses), (quota, quota))):
             for idx in order:
@@ -145,12 +145,8 @@ def _ahead_of_firm(order: NDArray[np.int64], unproven: NDArray[np.bool_] | None)
     """The unproven entries ranked above the first firm one (all of them if none is firm)."""
     if unproven is None:
         return set()
-    ahead: set[int] = set()
-    for idx in order:
-        if not unproven[idx]:
-            break
-        ahead.add(int(idx))
-    return ahead
+    firm = np.flatnonzero(~unproven[order])
+    return set(order[: firm[0] if firm.size else order.size].tolist())
 
 
 def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
