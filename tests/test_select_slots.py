@@ -131,11 +131,11 @@ def test_noise_tails_take_at_most_one_mild_slot_of_a_long_shortlist():
     assert {c.event.feature for c in before} <= {0, 1, 2, 3}
 
 
-def _mild_slots(counts):
+def _mild_slots(counts, filler_count=500):
     from dpcheck.events.select import _rankings, _unproven
     from dpcheck.events.slots import fill_slots
 
-    filler = [(500 + i % 7, 500) for i in range(208 - len(counts))]
+    filler = [(filler_count + i % 7, filler_count) for i in range(208 - len(counts))]
     short = _long_shortlist(counts + filler)
     kw = dict(n_confirm=21_000_000, alpha_each=0.05 / 4, delta=0.0, ratio=True)
     rankings, quotas, diverse = _rankings(short, 1_266_375, 3, kw)
@@ -153,8 +153,23 @@ def test_weak_signals_ranked_below_a_firm_candidate_compete_as_before():
     assert picked == order[:3]
 
 
+def test_weak_signals_measured_with_many_counts_are_not_guesses():
+    """The zoo's ``svt2_c2``, seed 2, ``audit_pairs`` at 10⁶ per side: two atom sets of the
+    learned scores, 3,093 against 2,855 (z = 3.1) and 3,642 against 3,373 (z = 3.2), just under
+    the shortlist's noise level (3.3), were ranked above the first firm entry (13,611 against
+    13,021) and, counted as guesses, the second lost its mild slot (0.0246 → 0.0198). Seen
+    thousands of times, their ratios are measured, not guessed: with a noise tail (12 against
+    3) ahead of them, the tail keeps the one allowance and both weak signals keep their slots."""
+    from dpcheck.events.slots import FEW_COUNTS
+
+    picked, order = _mild_slots([(12, 3), (3093, 2855), (3642, 3373), (13611, 13021)])
+    assert order[:3] == [0, 1, 2]  # the tail, then the two weak signals, ahead of the firm one
+    assert picked == [0, 1, 2]
+    assert 12 < FEW_COUNTS <= 2855
+
+
 def test_slots_the_firm_candidates_cannot_fill_go_to_the_next_guesses():
-    """No firm candidate at all (a correct mechanism's noise): the slots are filled in rank
-    order, as before the cap."""
-    picked, order = _mild_slots([c for c in NOISY_HIST1_SEED0 if c[0] < 1000])
+    """No firm candidate at all (a correct mechanism's noise, every entry seen a handful of
+    times): the slots are filled in rank order, as before the cap."""
+    picked, order = _mild_slots([c for c in NOISY_HIST1_SEED0 if c[0] < 1000], filler_count=5)
     assert picked == order[:3]

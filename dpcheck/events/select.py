@@ -67,7 +67,8 @@ from dpcheck.events.projection import (
     projected_score,
     validation_shrink,
 )
-from dpcheck.events.slots import Ranking, Shortlist, delta_slot, fill_slots, strong_last_slot
+from dpcheck.events.slots import (FEW_COUNTS, Ranking, Shortlist, delta_slot, fill_slots,
+                                  strong_last_slot)
 from dpcheck.features.feature import Feature
 
 __all__ = ["select_events", "MAX_ATOMS"]
@@ -287,15 +288,18 @@ def _validate(short: Shortlist, halves: _Halves,
 
 
 def _unproven(short: Shortlist) -> NDArray[np.bool_]:
-    """Entries whose validation counts do not show a difference beyond the shortlist's noise:
-    ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted entries — the
-    normal score of the split of ``v_p + v_q`` outputs under ratio 1, against about the
-    largest of ``m`` standard normal noises (as :func:`dpcheck.events.projection.max_noise_shrink`).
-    Ranking only: a threshold on data the bounds never use."""
+    """Entries that are guesses: seen fewer than :data:`~dpcheck.events.slots.FEW_COUNTS` times
+    on their favoured side of the validation half, and without a difference beyond the
+    shortlist's noise: ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted
+    entries — the normal score of the split of ``v_p + v_q`` outputs under ratio 1, against
+    about the largest of ``m`` standard normal noises (as
+    :func:`dpcheck.events.projection.max_noise_shrink`). Ranking only: a threshold on data the
+    bounds never use."""
     v_p = short.v_p.astype(np.float64)
     v_q = short.v_q.astype(np.float64)
     z = (v_p - v_q) / np.sqrt(np.maximum(v_p + v_q, 1.0))
-    return np.asarray(z < math.sqrt(2.0 * math.log(max(len(short.entries), 2))))
+    noise = z < math.sqrt(2.0 * math.log(max(len(short.entries), 2)))
+    return np.asarray(noise & (short.v_p < FEW_COUNTS))
 
 
 def _rankings(short: Shortlist, n_val: int, k: int, kw: dict[str, Any]

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from dpcheck.events.event import Candidate, Direction, Event
 from dpcheck.events.projection import VALIDATION_SHRINK, projected_delta
 
-__all__ = ["LEAD_SHARE", "NOISE_ALLOWANCE", "Ranking", "Shortlist", "delta_slot", "fill_slots",
+__all__ = ["FEW_COUNTS", "LEAD_SHARE", "NOISE_ALLOWANCE", "Ranking", "Shortlist", "delta_slot", "fill_slots",
            "lead_weighted",
            "strong_last_slot", "twin"]
 
@@ -34,6 +34,10 @@ LEAD_SHARE = 0.5
 #: above the first firm one whose validation counts do not show a difference beyond the noise
 #: of the shortlist's size (:func:`fill_slots`).
 NOISE_ALLOWANCE = 1
+#: ... and whose favoured side was seen fewer than this many times on the validation half (a
+#: count below 50 leaves the log ratio uncertain by more than ±0.2 per side): the cap is on
+#: lottery tickets, not on weak signals measured with hundreds of counts.
+FEW_COUNTS = 50
 
 
 @dataclass
