@@ -14,7 +14,8 @@ and charges each one's CPU time (``time.process_time``: the machine is shared) t
 
 and prints µs per output per phase (the fastest of ``--repeats`` runs, phase by phase) plus
 ``audit``: the sum of the phases but drawing, divided by all outputs (exploration and
-confirmation, both sides). Mechanisms (claim ε = 1):
+confirmation, both sides), and ``audit_per_value``: ``audit`` divided by the number of values
+in one output (``values``: 1 for a scalar, 6 for the vectors below). Mechanisms (claim ε = 1):
 
 * ``laplace``: scalar ``Σdata + Lap(1)``, pair ([1], [0]);
 * ``hist6``: a 6-bin Laplace histogram ``counts + Lap(1/ε, (size, 6))``, counts
@@ -123,6 +124,7 @@ def phases(name: str, samples: int, seed: int = 0) -> dict[str, float]:
           "featurize": 1e6 * t["featurize"] / (2 * n_e), "select": 1e6 * t["select"] / (2 * n_e),
           "confirm": 1e6 * t["confirm"] / (2 * n_c)}
     us["audit"] = 1e6 * (sum(t.values()) - t["draw"]) / (2 * samples)
+    us["values"] = float(np.asarray(out[0]).reshape(n_e, -1).shape[1])
     return us
 
 
@@ -145,6 +147,7 @@ def main() -> None:
             us["audit"] = (us["fit"] + us["featurize"] + us["select"]) * (
                 exploration_size(samples) / samples) + us["confirm"] * (
                 1 - exploration_size(samples) / samples)
+            us["audit_per_value"] = us["audit"] / us["values"]
             row = {"mechanism": name, "samples_per_side": samples,
                    **{k: round(v, 3) for k, v in us.items()}}
             if args.audit:

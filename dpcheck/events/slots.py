@@ -85,12 +85,13 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     of one feature (its atom sets, or its half-lines and intervals) while another family has a
     candidate; the last slot then goes to the best of the others (with many rare atoms the
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot). ``unproven`` (long shortlists): the entries whose
-    validation counts show no difference beyond the shortlist's noise
-    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of those
-    ranked above the first firm candidate take a slot of the first (mild) ranking, whose
-    shrinkage is light so that rare real events survive (unproven candidates ranked below a
-    firm one compete as before: weak real signals, hundreds of counts a few percent apart):
+    carries the real signal gets no slot). ``unproven`` (long shortlists): the entries seen
+    fewer than :data:`FEW_COUNTS` times on their favoured side whose validation counts show no
+    difference beyond the shortlist's noise (:func:`dpcheck.events.select._unproven`); at most
+    :data:`NOISE_ALLOWANCE` of those ranked above the first firm candidate take a slot of the
+    first (mild) ranking, whose shrinkage is light so that rare real events survive (weak real
+    signals, hundreds or thousands of counts a few percent apart, are not guesses; guesses
+    ranked below a firm candidate compete as before):
     among hundreds of tail events of many coordinates, a few seen 8–14 times on one side and
     2–7 on the other are the luckiest of many noise events, and without the cap they
     filled every mild slot (DP-Sniper's NoisyHist1, ``tests/test_select_slots.py``). Slots
