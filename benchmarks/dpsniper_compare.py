@@ -25,6 +25,7 @@ Usage::
     python benchmarks/dpsniper_compare.py --budgets 1e6 1e7 --only laplace_parallel
     python benchmarks/dpsniper_compare.py --seeds 0 1 2      # stability across seeds
     python benchmarks/dpsniper_compare.py --originals --only rappor   # DP-Sniper's own classes
+    python benchmarks/dpsniper_compare.py --fraction 0.1 --seeds 0 1 2  # a tenth of DP-Sniper's calls
 
 ``--originals`` adds, beside each zoo entry, DP-Sniper's own class with DP-Sniper's own pairs
 (``eth-sri/dp-sniper``: the mechanism of its ``exp_default`` run and the pairs of its
@@ -94,6 +95,22 @@ BEFORE_1E6 = {
         "laplace_parallel": 0.0},
 }
 NAMES = tuple(EQUAL_CALLS)
+
+#: DP-Sniper's default ``DDConfig``: calls per pair (train both inputs, threshold on one, check
+#: both) and for the final estimate on the best pair (both inputs).
+CALLS_PER_PAIR = 5 * 10_700_000
+CALLS_FINAL = 2 * 200_000_000
+
+
+def sniper_calls(pairs: int) -> int:
+    """DP-Sniper's default ``DDConfig`` calls for a mechanism with ``pairs`` input pairs."""
+    return pairs * CALLS_PER_PAIR + CALLS_FINAL
+
+
+def samples_per_side(pairs: int, fraction: float) -> int:
+    """dpcheck's samples per side per pair at ``fraction`` of DP-Sniper's calls."""
+    return int(fraction * sniper_calls(pairs) / (2 * pairs))
+
 
 #: DP-Sniper's own form of each zoo entry: the ``dpsniper.mechanisms`` module and class with the
 #: constructor arguments of its ``exp_default`` run, and that run's input domain (dimensions,
@@ -347,6 +364,9 @@ def write_atomic(path: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", nargs="+", type=float, default=[1e6])
+    parser.add_argument("--fraction", type=float, default=None,
+                        help="instead of --budgets: this fraction of DP-Sniper's default calls "
+                             "for each entry's pairs (samples_per_side)")
     parser.add_argument("--only", default="", help="substring filter on mechanism names")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0],
@@ -369,12 +389,17 @@ def main(argv: list[str] | None = None) -> int:
             print(NO_DPSNIPER, file=sys.stderr)
             return 2
         forms = tuple(args.forms)
+    if args.fraction is not None and not 0 < args.fraction <= 1:
+        parser.error(f"fraction={args.fraction} must be in (0, 1]")
     records = []
-    for budget in args.budgets:
+    for budget in args.budgets if args.fraction is None else [None]:
         for name in NAMES:
             for form in forms:
                 for seed in args.seeds if args.only in name else ():
-                    rec = run(name, int(budget), seed, args.alpha, confirm=args.confirm,
+                    samples = (int(budget) if budget is not None else samples_per_side(
+                        len(original(name)[1] if form == "original" else get(name).pairs),
+                        args.fraction))
+                    rec = run(name, samples, seed, args.alpha, confirm=args.confirm,
                               form=form)
                     print(json.dumps({k: rec[k] for k in (
                         "mechanism", "form", "pairs", "samples_per_side", "seed",
@@ -383,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
                     records.append(rec)
     out = Path(args.out)
     suffix = ("" if not args.only else f"_{args.only}") + (
+        "" if args.fraction is None else f"_fraction{args.fraction:g}") + (
         "" if args.confirm == "best" else "_each") + ("_originals" if args.originals else "")
     spread = seed_summary(records)
     write_atomic(out / f"dpsniper_compare{suffix}.json",

@@ -58,13 +58,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dpcheck  # noqa: E402
-from dpsniper_compare import NO_DPSNIPER, dpsniper_form, write_atomic  # noqa: E402
+from dpsniper_compare import (  # noqa: E402
+    NO_DPSNIPER, dpsniper_form, samples_per_side, sniper_calls, write_atomic)
 
 INF = math.inf
-#: DP-Sniper's default ``DDConfig``: calls per pair (train both inputs, threshold on one, check
-#: both) and for the final estimate on the best pair (both inputs).
-CALLS_PER_PAIR = 5 * 10_700_000
-CALLS_FINAL = 2 * 200_000_000
 
 
 @dataclass(frozen=True)
@@ -147,16 +144,6 @@ def dpcheck_commit() -> str:
                               cwd=Path(__file__).resolve().parents[1]).stdout.strip() or "unknown"
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-
-
-def sniper_calls(pairs: int) -> int:
-    """DP-Sniper's default ``DDConfig`` calls for a mechanism with ``pairs`` input pairs."""
-    return pairs * CALLS_PER_PAIR + CALLS_FINAL
-
-
-def samples_per_side(pairs: int, fraction: float) -> int:
-    """dpcheck's samples per side per pair at ``fraction`` of DP-Sniper's calls."""
-    return int(fraction * sniper_calls(pairs) / (2 * pairs))
 
 
 def run(mech: SniperMechanism, fraction: float, seed: int, alpha: float,
