@@ -339,13 +339,46 @@ def test_hashed_atom_counts_match_the_sorted_count(n, atoms, inside, bits, seed)
         assert got_other == _sorted_count(x, other.values)
 
 
-def test_float_atom_sets_keep_the_sorted_count():
-    """Float support sets (scalar outputs) are still counted by the sort: -0.0 and 0.0 are one
-    atom there, which a table of raw bits would not see."""
+def test_float_atom_sets_through_the_table_count_as_the_sort():
+    """Float support sets (scalar outputs) go through the flag table too: -0.0 and 0.0 are one
+    atom there as in the sorted search (keys of ``x + 0.0``), NaN is in no atom set, and
+    integer-valued floats (zero low bits) still spread over the table."""
+    import dpcheck.events.event as event
+
     vals = np.concatenate([[0.0], np.arange(1.0, 400.0)])
     x = np.array([-0.0, 0.0, 5.0, 5.0, 1e9, np.nan])
     ev = Event(0, "output", "atoms", values=vals, support=True)
     assert ev.count([x]) == _sorted_count(x, vals) == 4
+    neg = Event(0, "output", "atoms", values=np.concatenate([[-0.0], vals[1:]]), support=True)
+    assert neg.count([x]) == _sorted_count(x, neg.values) == 4
+    assert np.unique(event._slots(np.arange(1.0, 4097.0))).size > 4000
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 3000), atoms=st.integers(257, 1500), inside=st.integers(0, 300),
+       bits=st.sampled_from([2, 8, 22]), integral=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_hashed_float_atom_counts_match_the_sorted_count(n, atoms, inside, bits, integral, seed):
+    """Float64 atom sets through the flag table: the count of the sort-and-search, with ±0,
+    NaN, ±inf and subnormals among the outputs, integer-valued or continuous values, tables so
+    small that most outputs share a slot with an atom, and repeated outputs."""
+    import dpcheck.events.event as event
+
+    rng = np.random.default_rng(seed)
+    draw = (lambda k: rng.integers(-500, 500, k).astype(float)) if integral else (
+        lambda k: rng.laplace(0.0, 3.0, k))
+    vals = np.unique(draw(atoms))
+    special = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324])
+    x = np.concatenate([draw(n), special[: n % 8]])
+    if n:
+        x[:min(inside, n)] = rng.choice(vals, min(inside, n))
+    rng.shuffle(x)
+    ev = Event(0, "output", "atoms", values=vals, support=True)
+    shared: dict = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(event, "_TABLE_BITS", bits)
+        got = ev.count([x], shared)
+    assert got == _sorted_count(x, vals) == int(np.count_nonzero(ev.mask([x])))
 
 
 @settings(max_examples=200, deadline=None)

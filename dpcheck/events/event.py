@@ -97,7 +97,7 @@ class Event:
             # miss the cache
             if sorted_columns is None:
                 sorted_columns = {}
-            if columns[self.feature].dtype == np.uint64 and vals.dtype == np.uint64:
+            if columns[self.feature].dtype == vals.dtype and vals.dtype in _HASHED:
                 return _count_hashed(columns[self.feature], vals, sorted_columns,
                                      self.feature)
             x = sorted_columns.get(self.feature)
@@ -156,20 +156,37 @@ class Event:
 _TABLE_BITS = 22
 
 
-def _count_hashed(x: NDArray[np.uint64], vals: NDArray[np.uint64],
+#: Column types whose large atom sets are counted through the flag table.
+_HASHED = (np.dtype(np.uint64), np.dtype(np.float64))
+
+
+#: Fibonacci hashing's multiplier (2⁶⁴ / golden ratio, odd): the top bits of ``key · _MIX``
+#: spread keys that differ only in their high bits (integer-valued floats have zero low bits).
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _slots(x: NDArray[Any]) -> NDArray[np.uint64]:
+    """Table slots of ``x``: the top :data:`_TABLE_BITS` bits of ``key · _MIX`` (mod 2⁶⁴), where
+    the key is a uint64 column's value or a float64's bit pattern with −0.0 taken as 0.0
+    (``+ 0.0``), so that equal values share a slot."""
+    key = x if x.dtype == np.uint64 else (x + 0.0).view(np.uint64)
+    return (key * _MIX) >> np.uint64(64 - _TABLE_BITS)
+
+
+def _count_hashed(x: NDArray[Any], vals: NDArray[Any],
                   shared: dict[Any, NDArray[Any]], feature: int) -> int:
-    """Outputs whose 64-bit value (a row hash, :func:`dpcheck.features.feature.row_hash`) is one
-    of the sorted distinct ``vals``: the same count as sorting ``x`` and searching every value
-    in it, without the sort. A flag table indexed by a value's low bits marks the slots of
-    ``vals``; only outputs on a marked slot (every output in the set, and the few others that
-    share a slot) are searched for in ``vals``. ``shared``: the slots of ``x``, computed once
-    for the events counted on the same outputs."""
-    mask = np.uint64((1 << _TABLE_BITS) - 1)
+    """Outputs whose 64-bit value (a row hash, :func:`dpcheck.features.feature.row_hash`, or a
+    float64 value) is one of the sorted distinct ``vals``: the same count as sorting ``x`` and
+    searching every value in it, without the sort. A flag table indexed by a hash of a value's
+    bits (:func:`_slots`) marks the slots of ``vals``; only outputs on a marked slot (every output in
+    the set, and the few others that share a slot) are searched for in ``vals``, by value (so
+    −0.0 meets 0.0 and NaN meets nothing, as in the sorted search). ``shared``: the slots of
+    ``x``, computed once for the events counted on the same outputs."""
     slots = shared.get(("slots", feature))
     if slots is None:
-        slots = shared[("slots", feature)] = np.bitwise_and(x, mask)
+        slots = shared[("slots", feature)] = _slots(x)
     table = np.zeros(1 << _TABLE_BITS, dtype=bool)
-    table[vals & mask] = True
+    table[_slots(vals)] = True
     maybe = x[table.take(slots)]
     at = np.minimum(np.searchsorted(vals, maybe), vals.size - 1)
     return int(np.count_nonzero(vals[at] == maybe))
