@@ -178,10 +178,10 @@ def _count_hashed(x: NDArray[Any], vals: NDArray[Any],
     """Outputs whose 64-bit value (a row hash, :func:`dpcheck.features.feature.row_hash`, or a
     float64 value) is one of the sorted distinct ``vals``: the same count as sorting ``x`` and
     searching every value in it, without the sort. A flag table indexed by a hash of a value's
-    bits (:func:`_slots`) marks the slots of ``vals``; only outputs on a marked slot (every output in
-    the set, and the few others that share a slot) are searched for in ``vals``, by value (so
-    −0.0 meets 0.0 and NaN meets nothing, as in the sorted search). ``shared``: the slots of
-    ``x``, computed once for the events counted on the same outputs."""
+    bits (:func:`_slots`) marks the slots of ``vals``; only outputs on a marked slot (every
+    output in the set, and the few others that share a slot) are searched for in ``vals``, by
+    value (so −0.0 meets 0.0 and NaN meets nothing, as in the sorted search). ``shared``: the
+    slots of ``x``, computed once for the events counted on the same outputs."""
     slots = shared.get(("slots", feature))
     if slots is None:
         slots = shared[("slots", feature)] = _slots(x)

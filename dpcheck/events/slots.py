@@ -23,18 +23,17 @@ from numpy.typing import NDArray
 from dpcheck.events.event import Candidate, Direction, Event
 from dpcheck.events.projection import VALIDATION_SHRINK, projected_delta
 
-__all__ = ["FEW_COUNTS", "LEAD_SHARE", "NOISE_ALLOWANCE", "Ranking", "Shortlist", "delta_slot", "fill_slots",
-           "lead_weighted",
-           "strong_last_slot", "twin"]
+__all__ = ["FEW_COUNTS", "LEAD_SHARE", "NOISE_ALLOWANCE", "Ranking", "Shortlist", "delta_slot",
+           "fill_slots", "lead_weighted", "strong_last_slot", "twin"]
 
 #: Share of the ranked candidates' α held by the first one (the best validation score), the
 #: others splitting the rest equally (weighted Bonferroni; see :func:`lead_weighted`).
 LEAD_SHARE = 0.5
-#: Long shortlists: at most this many of the mild ranking's slots go to candidates ranked
-#: above the first firm one whose validation counts do not show a difference beyond the noise
-#: of the shortlist's size (:func:`fill_slots`).
+#: Long shortlists: at most this many of the mild ranking's slots go to *guesses* ranked above
+#: the first candidate that is not one (:func:`fill_slots`). A guess's validation counts show
+#: no difference beyond the noise of the shortlist's size ...
 NOISE_ALLOWANCE = 1
-#: ... and whose favoured side was seen fewer than this many times on the validation half (a
+#: ... and its favoured side was seen fewer than this many times on the validation half (a
 #: count below 50 leaves the log ratio uncertain by more than ±0.2 per side): the cap is on
 #: lottery tickets, not on weak signals measured with hundreds of counts.
 FEW_COUNTS = 50
@@ -85,17 +84,18 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     of one feature (its atom sets, or its half-lines and intervals) while another family has a
     candidate; the last slot then goes to the best of the others (with many rare atoms the
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot). ``unproven`` (long shortlists): the entries seen
-    fewer than :data:`FEW_COUNTS` times on their favoured side whose validation counts show no
-    difference beyond the shortlist's noise (:func:`dpcheck.events.select._unproven`); at most
-    :data:`NOISE_ALLOWANCE` of those ranked above the first firm candidate take a slot of the
-    first (mild) ranking, whose shrinkage is light so that rare real events survive (weak real
-    signals, hundreds or thousands of counts a few percent apart, are not guesses; guesses
-    ranked below a firm candidate compete as before):
+    carries the real signal gets no slot). ``unproven`` (long shortlists): the *guesses*, the
+    entries seen fewer than :data:`FEW_COUNTS` times on their favoured side whose validation
+    counts show no difference beyond the shortlist's noise
+    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of the guesses
+    ranked above the first candidate that is not one (firm, or seen at least
+    :data:`FEW_COUNTS` times) take a slot of the first (mild) ranking, whose shrinkage is light
+    so that rare real events survive (weak real signals, hundreds or thousands of counts a few
+    percent apart, are not guesses; guesses ranked below a non-guess compete as before):
     among hundreds of tail events of many coordinates, a few seen 8–14 times on one side and
     2–7 on the other are the luckiest of many noise events, and without the cap they
     filled every mild slot (DP-Sniper's NoisyHist1, ``tests/test_select_slots.py``). Slots
-    the firm candidates cannot fill are then filled in rank order as before. ``picked``,
+    the other candidates cannot fill are then filled in rank order as before. ``picked``,
     if given, receives the shortlist index of every chosen candidate, in order."""
     chosen: list[Candidate] = []
     taken: set[tuple[Any, ...]] = set()
@@ -109,7 +109,7 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         family_count: dict[tuple[int, bool], int] = {}
         n_picked = 0
         n_unproven = 0
-        ahead = _ahead_of_firm(order, unproven) if r == 0 else set()
+        ahead = _guesses_ahead(order, unproven) if r == 0 else set()
         guesses = NOISE_ALLOWANCE if ahead else quota
         # capped passes, then fill up
         for limit, guess_limit in dict.fromkeys(((family_limit, guesses), (quota, quota))):
@@ -146,12 +146,13 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     return chosen, taken
 
 
-def _ahead_of_firm(order: NDArray[np.int64], unproven: NDArray[np.bool_] | None) -> set[int]:
-    """The unproven entries ranked above the first firm one (all of them if none is firm)."""
+def _guesses_ahead(order: NDArray[np.int64], unproven: NDArray[np.bool_] | None) -> set[int]:
+    """The guesses (``unproven``) ranked above the first entry that is not one (all of them if
+    every entry is a guess)."""
     if unproven is None:
         return set()
-    firm = np.flatnonzero(~unproven[order])
-    return set(order[: firm[0] if firm.size else order.size].tolist())
+    other = np.flatnonzero(~unproven[order])
+    return set(order[: other[0] if other.size else order.size].tolist())
 
 
 def strong_last_slot(short: Shortlist, strong: Ranking, chosen: list[Candidate],
