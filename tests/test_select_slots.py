@@ -168,6 +168,16 @@ def test_weak_signals_measured_with_many_counts_are_not_guesses():
     assert 12 < FEW_COUNTS <= 2855
 
 
+def test_guesses_ranked_below_a_weak_signal_compete_as_before():
+    """The cap's boundary is the first entry that is not a guess, here a weak signal measured
+    with thousands of counts (3,642 against 3,373), not the first firm one: a guess ranked
+    below it (42 against 30) keeps its mild slot, as the benchmark runs of stop 42 measured.
+    With the boundary at the first firm entry (stop 41's) it would lose it to the firm one."""
+    picked, order = _mild_slots([(12, 3), (3642, 3373), (42, 30), (13611, 13021)])
+    assert order[:4] == [0, 1, 2, 3]  # tail, weak signal, lesser guess, firm
+    assert picked == [0, 1, 2]
+
+
 def test_slots_the_firm_candidates_cannot_fill_go_to_the_next_guesses():
     """No firm candidate at all (a correct mechanism's noise, every entry seen a handful of
     times): the slots are filled in rank order, as before the cap."""
