@@ -241,6 +241,40 @@ def test_support_counts_share_one_sort():
     assert got.tolist() == want and min(want) > 0
 
 
+def test_chunks_counted_block_by_block_as_on_whole_columns():
+    """Confirmation counts a chunk of more than one featurizer block block by block: the same
+    counts as the masks of the whole columns, for support sets of rows (through the flag
+    table, built once per event for all blocks), a few atoms, a learned score's half-line and an
+    interval; a randomised event keeps the whole-column path (its coins are drawn per chunk)."""
+    import dpcheck.events.event as event
+    from dpcheck.features.featurizer import ROW_BLOCK
+
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(0, 6, (6000, 4)).astype(float), rng.integers(0, 7, (6000, 4)) * 1.0
+    fz = Featurizer.build(a, None, b)
+    names = [f.name for f in fz.features]
+    j, s = names.index("row"), names.index("llr(output)")
+    ha, hb = np.unique(row_hash(a)), np.unique(row_hash(b))
+    events = (Event(j, "row", "atoms", values=np.setdiff1d(hb, ha), support=True),
+              Event(j, "row", "atoms", values=np.union1d(ha, hb), support=True),
+              Event(0, "output[0]", "atoms", values=np.array([1.0, 4.0])),
+              Event(s, "llr(output)", "gt", low=0.1),
+              Event(1, "output[1]", "interval", low=0.5, high=3.0))
+    assert min(ev.values.size for ev in events[:2]) > 256  # both through the flag table
+    out = rng.integers(0, 7, (3 * ROW_BLOCK + 123, 4)).astype(float)
+    want = [int(np.count_nonzero(ev.mask(fz(out)))) for ev in events]
+    slots: list[int] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(event, "_slots", lambda x, f=event._slots: slots.append(x.size) or f(x))
+        got = count_outputs(out, fz, events, np.random.SeedSequence(0), 0, 0)
+    assert got.tolist() == want and min(want) > 0
+    # the rows' slots once per block (4 blocks), each atom set's slots once per chunk
+    assert sorted(slots) == sorted([ROW_BLOCK] * 3 + [123] + [ev.values.size for ev in events[:2]])
+    tied = events[:3] + (Event(s, "llr(output)", "gt", low=0.1, tie_value=0.1, tie=0.5),)
+    got = count_outputs(out, fz, tied, np.random.SeedSequence(0), 0, 0)
+    assert got[:3].tolist() == want[:3]
+
+
 # ---- round 2 (issue 30 item 4): blocked featurizing, hashed support counts, the fits ----
 
 
@@ -384,6 +418,62 @@ def test_hashed_float_atom_counts_match_the_sorted_count(n, atoms, inside, bits,
         mp.setattr(event, "_TABLE_BITS", bits)
         got = ev.count([x], shared)
     assert got == _sorted_count(x, vals) == int(np.count_nonzero(ev.mask([x])))
+
+
+def _searched_mask(x: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """The former :meth:`Event.mask` of an atom set: a binary search per output."""
+    idx = np.minimum(np.searchsorted(vals, x), vals.size - 1)
+    return vals[idx] == x
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(0, 400), atoms=st.integers(1, 40), inside=st.integers(0, 50),
+       dtype=st.sampled_from(["float64", "int64", "uint64", "int8"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_few_atoms_matched_by_equality_as_by_the_search(n, atoms, inside, dtype, seed):
+    """Atom sets of at most ``_EQUAL_ATOMS`` values are matched by equality passes: the same
+    members as the binary search (±0, NaN, ±inf, subnormals among float outputs and atoms);
+    larger sets keep the search."""
+    import dpcheck.events.event as event
+
+    rng = np.random.default_rng(seed)
+    if dtype == "float64":
+        pool = np.concatenate([rng.laplace(0.0, 3.0, 60),
+                               [0.0, -0.0, np.nan, np.inf, -np.inf, 5e-324, -5e-324]])
+    else:
+        info = np.iinfo(dtype)
+        low = max(int(info.min), -50)
+        pool = np.concatenate([rng.integers(low, 50, 60, dtype=dtype),
+                               np.array([0, 1, info.min, info.max], dtype=dtype)])
+    vals = np.unique(rng.choice(pool, atoms))  # sorted, distinct; NaN last
+    x = rng.choice(pool, n).astype(dtype)
+    if n:
+        x[:min(inside, n)] = rng.choice(vals, min(inside, n))
+    ev = Event(0, "output", "atoms", values=vals.astype(dtype))
+    searched = _searched_mask(x, vals.astype(dtype))
+    calls: list[int] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(np, "searchsorted",
+                   lambda *a, f=np.searchsorted, **k: calls.append(1) or f(*a, **k))
+        got = ev.mask([x])
+    np.testing.assert_array_equal(got, searched)
+    assert got.dtype == np.bool_
+    assert bool(calls) == (vals.size > event._EQUAL_ATOMS)
+
+
+def test_the_equality_path_stops_at_its_size():
+    """``_EQUAL_ATOMS`` atoms take the equality passes, one more atom the binary search."""
+    import dpcheck.events.event as event
+
+    x = np.arange(100.0)
+    for size, searched in ((event._EQUAL_ATOMS, False), (event._EQUAL_ATOMS + 1, True)):
+        ev = Event(0, "output", "atoms", values=np.arange(size, dtype=float) * 2.0)
+        calls: list[int] = []
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(np, "searchsorted",
+                       lambda *a, f=np.searchsorted, **k: calls.append(1) or f(*a, **k))
+            assert int(np.count_nonzero(ev.mask([x]))) == min(size, 50)
+        assert bool(calls) == searched
 
 
 @settings(max_examples=200, deadline=None)

@@ -122,10 +122,18 @@ def count_outputs(
     """How many of the outputs ``out`` (chunk ``index`` of side ``side``) fall in each event;
     randomised boundary atoms (:mod:`dpcheck.events.ties`) toss their coins on the chunk's own
     ``confirm-ties`` stream."""
-    cols = featurizer(out, only={ev.feature for ev in events})
+    only = {ev.feature for ev in events}
     if not any(ev.tie_value is not None for ev in events):
-        ordered: dict[Any, NDArray[Any]] = {}  # support events share one sort or table slots
-        return np.array([ev.count(cols, ordered) for ev in events], dtype=np.int64)
+        # counts add up over the featurizer's row blocks, whose columns stay in cache; the
+        # support events of a block share one sort or table slots, and every block the
+        # atom sets' flag tables (the "table" entries)
+        counts = np.zeros(len(events), dtype=np.int64)
+        shared: dict[Any, NDArray[Any]] = {}
+        for cols in featurizer.blocks(out, only):
+            counts += [ev.count(cols, shared) for ev in events]
+            shared = {k: v for k, v in shared.items() if isinstance(k, tuple) and k[0] == "table"}
+        return counts
+    cols = featurizer(out, only=only)
     coins = chunk_generator(seed_seq, "confirm-ties", side, index)  # randomised events
     return np.array([ev.count_random(cols, coins) for ev in events], dtype=np.int64)
 

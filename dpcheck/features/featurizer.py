@@ -23,7 +23,7 @@ confirmation samples, so every event is a fixed measurable set of outputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,13 +132,26 @@ class Featurizer:
         from that row alone, so the columns are the same bit for bit, and a block's
         intermediate arrays (codes, clipped values, level counts) stay in cache (a 6-bin
         histogram at 2²⁰ rows: 0.14 s against 0.19–0.50 s in one piece)."""
+        parts = list(self.blocks(outputs, only))
+        if len(parts) == 1:
+            return parts[0]
+        return [None if parts[0][j] is None else np.concatenate([p[j] for p in parts])
+                for j in range(len(self.owners))]
+
+    def blocks(
+        self, outputs: NDArray[Any], only: set[int] | None = None
+    ) -> Iterator[list[NDArray[Any] | None]]:
+        """:meth:`__call__`'s feature arrays block by block: consecutive row blocks of
+        :data:`ROW_BLOCK` rows for numeric vectors without a user map, else the whole batch as
+        one block. Counting an event block by block gives its count on the whole batch
+        without building the whole columns (:func:`dpcheck.core.confirm.count_outputs`)."""
         n = outputs.shape[0]
         if (self.user_map is not None or outputs.ndim != 2 or outputs.shape[1] < 2
                 or outputs.dtype.kind not in "iuf" or n <= ROW_BLOCK):
-            return self._columns(outputs, only)
-        parts = [self._columns(outputs[s:s + ROW_BLOCK], only) for s in range(0, n, ROW_BLOCK)]
-        return [None if parts[0][j] is None else np.concatenate([p[j] for p in parts])
-                for j in range(len(self.owners))]
+            yield self._columns(outputs, only)
+            return
+        for s in range(0, n, ROW_BLOCK):
+            yield self._columns(outputs[s:s + ROW_BLOCK], only)
 
     def _columns(self, outputs: NDArray[Any], only: set[int] | None
                  ) -> list[NDArray[Any] | None]:
