@@ -109,7 +109,7 @@ NOISY_HIST1_SEED0 = [(12, 3), (8, 2), (14, 7), (20, 6), (41728, 37095), (1013578
 
 
 def test_noise_tails_take_at_most_one_mild_slot_of_a_long_shortlist():
-    from dpcheck.events.select import _rankings, _unproven
+    from dpcheck.events.select import _guesses, _rankings
     from dpcheck.events.slots import NOISE_ALLOWANCE, fill_slots
 
     filler = [(500 + i % 7, 500) for i in range(208 - len(NOISY_HIST1_SEED0))]
@@ -119,9 +119,9 @@ def test_noise_tails_take_at_most_one_mild_slot_of_a_long_shortlist():
     assert diverse and quotas[0] == 3
     # the hazard is real: under the mild shrinkage the four noise tails rank first
     assert sorted(rankings[0][0][:4].tolist()) == [0, 1, 2, 3]
-    unproven = _unproven(short)
-    assert unproven[:4].all() and not unproven[4:6].any()
-    chosen, _ = fill_slots(short, rankings[:1], quotas[:1], diverse, True, unproven=unproven)
+    guesses = _guesses(short)
+    assert guesses[:4].all() and not guesses[4:6].any()
+    chosen, _ = fill_slots(short, rankings[:1], quotas[:1], diverse, True, guesses=guesses)
     picked = [c.event.feature for c in chosen]
     assert NOISE_ALLOWANCE == 1 and len(picked) == 3
     assert picked[0] in (0, 1, 2, 3)  # the allowance: one guess keeps its place
@@ -132,7 +132,7 @@ def test_noise_tails_take_at_most_one_mild_slot_of_a_long_shortlist():
 
 
 def _mild_slots(counts, filler_count=500):
-    from dpcheck.events.select import _rankings, _unproven
+    from dpcheck.events.select import _guesses, _rankings
     from dpcheck.events.slots import fill_slots
 
     filler = [(filler_count + i % 7, filler_count) for i in range(208 - len(counts))]
@@ -140,7 +140,7 @@ def _mild_slots(counts, filler_count=500):
     kw = dict(n_confirm=21_000_000, alpha_each=0.05 / 4, delta=0.0, ratio=True)
     rankings, quotas, diverse = _rankings(short, 1_266_375, 3, kw)
     chosen, _ = fill_slots(short, rankings[:1], quotas[:1], diverse, True,
-                           unproven=_unproven(short))
+                           guesses=_guesses(short))
     return [c.event.feature for c in chosen], rankings[0][0].tolist()
 
 

@@ -141,9 +141,9 @@ def select_events(
     _validate(short, halves, pairs, gen.pools)
     rankings, quotas, diverse = _rankings(short, halves.n_val, k, kw)
     picked: list[int] = []
-    unproven = _unproven(short) if diverse else None
+    guesses = _guesses(short) if diverse else None
     chosen, taken = fill_slots(short, rankings, quotas, diverse, ratio, picked=picked,
-                               unproven=unproven)
+                               guesses=guesses)
     if not diverse and k >= 2:
         chosen, taken = strong_last_slot(short, rankings[1], chosen, taken, picked, ratio,
                                          k)
@@ -287,7 +287,7 @@ def _validate(short: Shortlist, halves: _Halves,
 
 
 
-def _unproven(short: Shortlist) -> NDArray[np.bool_]:
+def _guesses(short: Shortlist) -> NDArray[np.bool_]:
     """Entries that are guesses: seen fewer than :data:`~dpcheck.events.slots.FEW_COUNTS` times
     on their favoured side of the validation half, and without a difference beyond the
     shortlist's noise: ``(v_p − v_q) / sqrt(v_p + v_q) < sqrt(2 ln m)`` for ``m`` shortlisted

@@ -73,7 +73,7 @@ def twin(short: Shortlist, idx: int) -> tuple[Any, ...]:
 
 def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 diverse: bool, ratio: bool, picked: list[int] | None = None,
-                unproven: NDArray[np.bool_] | None = None,
+                guesses: NDArray[np.bool_] | None = None,
                 ) -> tuple[list[Candidate], set[tuple[Any, ...]]]:
     """Fill each ranking's slots, best first.
 
@@ -84,10 +84,10 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     of one feature (its atom sets, or its half-lines and intervals) while another family has a
     candidate; the last slot then goes to the best of the others (with many rare atoms the
     nested atom unions otherwise fill the ranking with lucky tail sets and the half-line that
-    carries the real signal gets no slot). ``unproven`` (long shortlists): the *guesses*, the
+    carries the real signal gets no slot). ``guesses`` (long shortlists): the *guesses*, the
     entries seen fewer than :data:`FEW_COUNTS` times on their favoured side whose validation
     counts show no difference beyond the shortlist's noise
-    (:func:`dpcheck.events.select._unproven`); at most :data:`NOISE_ALLOWANCE` of the guesses
+    (:func:`dpcheck.events.select._guesses`); at most :data:`NOISE_ALLOWANCE` of the guesses
     ranked above the first candidate that is not one (firm, or seen at least
     :data:`FEW_COUNTS` times) take a slot of the first (mild) ranking, whose shrinkage is light
     so that rare real events survive (weak real signals, hundreds or thousands of counts a few
@@ -108,11 +108,11 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
         family_limit = max(1, quota - 1) if (r == 0 and not diverse) else quota
         family_count: dict[tuple[int, bool], int] = {}
         n_picked = 0
-        n_unproven = 0
-        ahead = _guesses_ahead(order, unproven) if r == 0 else set()
-        guesses = NOISE_ALLOWANCE if ahead else quota
+        n_guesses = 0
+        ahead = _guesses_ahead(order, guesses) if r == 0 else set()
+        cap = NOISE_ALLOWANCE if ahead else quota
         # capped passes, then fill up
-        for limit, guess_limit in dict.fromkeys(((family_limit, guesses), (quota, quota))):
+        for limit, guess_limit in dict.fromkeys(((family_limit, cap), (quota, quota))):
             for idx in order:
                 if n_picked == quota:
                     break
@@ -128,9 +128,9 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
                 if family_count.get(family, 0) >= limit:
                     continue
                 guess = int(idx) in ahead
-                if guess and n_unproven >= guess_limit:
+                if guess and n_guesses >= guess_limit:
                     continue
-                n_unproven += int(guess)
+                n_guesses += int(guess)
                 family_count[family] = family_count.get(family, 0) + 1
                 taken.add(key)
                 features_taken.add(event.feature)
@@ -146,12 +146,12 @@ def fill_slots(short: Shortlist, rankings: list[Ranking], quotas: list[int],
     return chosen, taken
 
 
-def _guesses_ahead(order: NDArray[np.int64], unproven: NDArray[np.bool_] | None) -> set[int]:
-    """The guesses (``unproven``) ranked above the first entry that is not one (all of them if
-    every entry is a guess)."""
-    if unproven is None:
+def _guesses_ahead(order: NDArray[np.int64], guesses: NDArray[np.bool_] | None) -> set[int]:
+    """The guesses ranked above the first entry that is not one (all of them if every entry is
+    a guess)."""
+    if guesses is None:
         return set()
-    other = np.flatnonzero(~unproven[order])
+    other = np.flatnonzero(~guesses[order])
     return set(order[: other[0] if other.size else order.size].tolist())
 
 
