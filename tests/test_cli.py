@@ -99,6 +99,18 @@ def test_audit_accepts_a_class_a_file_path_and_data_files(mechs, capsys):
     assert "LaplaceCount" in capsys.readouterr().out
 
 
+def test_audit_stops_within_a_distance_on_request(mechs, capsys):
+    """``--sequential --stop-within`` ends a claim that holds by a margin at a pilot."""
+    code = main(["audit", "dpcheck_cli_mechs:correct", "--data", "[1, 0, 1]", "--data-prime",
+                 "[1, 0]", "--claim", "pure:2", "--samples", "1e6", "--no-float-features",
+                 "--sequential", "--stop-within", "0.1", "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 0 and printed["violation"] is False
+    stages = printed["sequential"]["stages"]
+    assert stages[-1]["name"].startswith("pilot") and stages[-1]["reachable"] is not None
+    assert printed["samples"] <= 100_000
+
+
 def test_audit_progress_bar_on_request(mechs, capsys):
     code = main(["audit", "dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1",
                  "--progress"])
@@ -156,6 +168,10 @@ def test_progress_bar_is_throttled():
      "must be a whole number"),
     (["dpcheck_cli_mechs:correct", "--data", "[1]", "--claim", "pure:1"],
      "the following arguments are required: --data-prime"),
+    (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--stop-within", "0.1"],
+     "stop_within=0.1 needs sequential=True"),
+    (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--sequential",
+      "--stop-within", "-1"], "stop_within=-1.0 must be > 0"),
 ])
 def test_bad_arguments_give_one_line_errors_and_exit_2(mechs, capsys, args, message):
     assert main(["audit", *args]) == 2

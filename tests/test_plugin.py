@@ -423,3 +423,27 @@ def test_search_results_render_into_the_report(pytester):
     assert [1, 0, 1] in search["pair"]
     md = next((pytester.path / "out").glob("*/audit.md")).read_text()
     assert "test_search_finds_it" in md and "counterexample search" in md
+
+
+STOP_WITHIN = LAPLACE_HEADER + '''
+
+@pytest.mark.claim(paper="900", ref="Theorem 5")
+def test_loose_claim(dp_audit):
+    r = dp_audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), samples=1_000_000,
+                 float_features=False, stop_within=0.1)
+    print("SAMPLES", r.samples, "STAGES", None if r.stages is None else len(r.stages))
+'''
+
+
+@pytest.mark.parametrize("sequential, stopped", [("on", True), ("off", False)])
+def test_dp_audit_passes_stop_within_to_sequential_audits_only(pytester, sequential, stopped):
+    """``dp_audit(..., stop_within=τ)`` stops a loose claim at a pilot when the session is
+    sequential, and is ignored (no error) under ``--dpcheck-sequential off``."""
+    pytester.makepyfile(test_sw=STOP_WITHIN)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-s",
+                                "--dpcheck-report", "none", "--dpcheck-sequential", sequential)
+    result.assert_outcomes(passed=1)
+    line = next(x for x in result.stdout.lines if "SAMPLES" in x)
+    samples = int(line.split("SAMPLES")[1].split()[0])
+    assert (samples <= 100_000) == stopped
+    assert line.endswith("None") == (not stopped)

@@ -65,7 +65,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         result = audit(mechanism, d, d_prime, claim, samples=args.samples, alpha=args.alpha,
                        seed=args.seed, relation=relation, progress=bar,
                        float_features=args.float_features, executor=executor,
-                       checkpoint=args.checkpoint, sequential=args.sequential)
+                       checkpoint=args.checkpoint, sequential=args.sequential,
+                       stop_within=args.stop_within)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()

@@ -107,6 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--sequential", action=argparse.BooleanOptionalAction, default=False,
                    help="stop at a pilot audit (1%% or 9%% of --samples) that already refutes "
                         "the claim; --samples is then an upper limit (default: off)")
+    a.add_argument("--stop-within", type=float, default=None, metavar="EPS",
+                   help="with --sequential: also stop at a pilot whose bound is within EPS of "
+                        "what the whole budget would certify, when that would not refute the "
+                        "claim either (default: off)")
     a.add_argument("--workers", type=int, default=None, metavar="N",
                    help="draw the confirmation samples on N local worker processes")
     a.add_argument("--scheduler", default=None, metavar="ADDRESS",

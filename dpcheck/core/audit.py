@@ -43,7 +43,6 @@ privacy", CCS 2018 (point events for zero-probability outputs).
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import time
 from collections.abc import Callable
@@ -58,16 +57,16 @@ from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
 from dpcheck.core.confirm import CHUNK, confirm_counts, confirmation_sizes, oriented_counts
 from dpcheck.core.explore import Explored, Setup, exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
-from dpcheck.core.sampler_check import check_sampler
+from dpcheck.core.sampler_check import exact_analysis
 from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
-from dpcheck.exact import privacy_loss
 from dpcheck.features.feature import FeatureMap
-from dpcheck.core.sequential import Stage, combined_p_value, pilot_plan, run_pilot
-from dpcheck.mechanism import mechanism_name, pmf_of, records_warnings
+from dpcheck.core.sequential import (Stage, combined_p_value, pilot_plan, precise_enough,
+                                     reachable, run_pilot)
+from dpcheck.mechanism import mechanism_name, records_warnings
 from dpcheck.events.support import MAX_SUPPORT, SUPPORT_SHARE, has_identity, support_floor
 from dpcheck.stats import power_floor
-from dpcheck.validation import check_int
+from dpcheck.validation import check_epsilon, check_int
 
 #: Largest ``samples`` per side an audit accepts (its exploration sample is held in memory).
 MAX_SAMPLES = 10**11
@@ -96,6 +95,7 @@ def audit(
     ties: bool = False,
     sequential: bool = False,
     support: bool = True,
+    stop_within: float | None = None,
 ) -> AuditResult:
     """Audit a privacy claim of ``mechanism`` on the neighbouring pair ``(d, d_prime)``.
 
@@ -183,6 +183,16 @@ def audit(
         δ-leak) that exploration saw too few times to rank; ``result.support_floor`` is the
         smallest such mass refuted with probability ≥ 0.9. ``False``: the ranked candidates
         only.
+    stop_within
+        With ``sequential=True``: also stop at a pilot that did not refute the claim when its
+        bound is within ``stop_within`` (in ε) of what its events would certify at the full
+        budget, and that projection stays ``stop_within`` below the claimed ε (the pilot's
+        point estimates; :func:`dpcheck.core.sequential.precise_enough`), so more samples would
+        neither refute the claim nor, as far as the pilot can tell, tighten the bound by more
+        than ``stop_within``. Each pilot's projection is in ``result.stages`` (``reachable``).
+        The bounds stay valid (the stopping rule uses completed stages only); the result is
+        the pilot's, with its smaller sample's floors. ``None`` (default): only a refutation
+        stops early.
 
     Returns
     -------
@@ -229,34 +239,47 @@ def audit(
         relation.check(d, d_prime)
     if not isinstance(sequential, bool):
         raise InvalidArgument(f"sequential={sequential!r} must be True or False")
+    if stop_within is not None:
+        stop_within = check_epsilon(stop_within, "stop_within")
+        if not sequential:
+            raise InvalidArgument(f"stop_within={stop_within!r} needs sequential=True")
     n_explore = exploration_size(samples, setup.explore_fraction)
     if setup.progress is not None:
         setup.progress.start(2 * samples)
     plan = pilot_plan(samples, setup.explore_fraction) if sequential else ()
     if plan:
-        return _sequential(setup, d, d_prime, samples, plan, start=start)
+        return _sequential(setup, d, d_prime, samples, plan, start=start, within=stop_within)
     explored = explore(setup, d, d_prime, n_explore=n_explore, n_confirm=samples - n_explore)
     return finish(setup, explored, start=start)
 
 
 def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int,
-                plan: tuple[tuple[int, float, float], ...], *, start: float) -> AuditResult:
-    """Pilots, then (unless one refuted the claim) the final audit on the pilots' outputs plus
-    fresh exploration outputs (:mod:`dpcheck.core.sequential`)."""
+                plan: tuple[tuple[int, float, float], ...], *, start: float,
+                within: float | None) -> AuditResult:
+    """Pilots, then (unless one refuted the claim, or with ``within`` was precise enough) the
+    final audit on the pilots' outputs plus fresh exploration outputs
+    (:mod:`dpcheck.core.sequential`)."""
     stages: list[Stage] = []
     prior = None
+    final_alpha = setup.alpha * (1 - sum(p[1] for p in plan))
+    final_confirm = samples - exploration_size(samples, setup.explore_fraction)
     for index, (budget, share, fraction) in enumerate(plan):
         level = setup.alpha * share
-        explored, certified, prior = run_pilot(setup, d, d_prime, budget=budget, index=index,
-                                               alpha=level, explore_fraction=fraction,
-                                               prior=prior)
+        explored, certified, prior, counts = run_pilot(
+            setup, d, d_prime, budget=budget, index=index, alpha=level,
+            explore_fraction=fraction, prior=prior)
+        projected = None if within is None or certified.violation else reachable(
+            setup.certifier, setup.claim, explored.chosen, counts, alpha=final_alpha,
+            scale=final_confirm / max(explored.n_confirm, 1))
         stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,
-                            certified.p_value, certified.violation))
-        if certified.violation:
+                            certified.p_value, certified.violation,
+                            None if projected is None else projected.epsilon_lower))
+        if certified.violation or (projected is not None and precise_enough(
+                certified.epsilon_lower, projected, setup.claim.epsilon, within)):
             result = _result(dataclasses.replace(setup, alpha=level), explored, certified,
                              start=start, explore_seconds=time.perf_counter() - start)
             return _staged(result, setup, stages, samples)
-    final = dataclasses.replace(setup, alpha=setup.alpha * (1 - sum(p[1] for p in plan)))
+    final = dataclasses.replace(setup, alpha=final_alpha)
     n_explore = exploration_size(samples, setup.explore_fraction)
     keep = min(prior[0].shape[0], n_explore - 1)  # within the exploration budget
     explored = explore(final, d, d_prime, n_explore=n_explore - keep,
@@ -325,8 +348,8 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
     claim, mechanism, seed_seq = setup.claim, setup.mechanism, explored.seed_seq
     d, d_prime = explored.d, explored.d_prime
     n_explore = explored.n_explore
-    exact_eps, exact_delta, sampler_report = _exact(mechanism, d, d_prime, claim,
-                                                    explored.out_d, explored.out_dp)
+    exact_eps, exact_delta, sampler_report = exact_analysis(mechanism, d, d_prime, claim,
+                                                            explored.out_d, explored.out_dp)
     floor = rare = None
     levels = family_levels(explored.chosen, setup.alpha)
     if not certified.violation and certified.curve is None:  # a pass states what it rules out
@@ -369,25 +392,3 @@ def _result(setup: Setup, explored: Explored, certified: Certified, *, start: fl
         power_floor=floor,
         support_floor=rare,
     )
-
-
-def _exact(
-    mechanism: Any, d: Any, d_prime: Any, claim: PureDP | ApproxDP, out_d: Any, out_dp: Any
-) -> tuple[float | None, float | None, Any]:
-    """Exact loss from ``pmf`` (if the mechanism has one) and the sampler-vs-pmf check."""
-    pmf = pmf_of(mechanism)
-    if pmf is None:
-        return None, None, None
-    try:
-        p, q = pmf(d), pmf(d_prime)
-    except InvalidArgument:
-        raise
-    except Exception as exc:  # noqa: BLE001 - re-raised with context
-        raise InvalidArgument(f"mechanism.pmf raised {type(exc).__name__}: {exc}") from exc
-    try:
-        exact = privacy_loss(p, q)
-    except InvalidArgument as exc:
-        raise InvalidArgument(f"mechanism.pmf returned an invalid distribution: {exc}") from exc
-    eps = exact.epsilon
-    return (eps if math.isfinite(eps) else math.inf, exact.delta(claim.epsilon),
-            check_sampler(out_d, p, out_dp, q))

@@ -253,6 +253,10 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         raise InvalidArgument(f"sequential={kwargs['sequential']!r} is not supported with "
                               "confirm='best' (it confirms one pair on the pooled budget); use "
                               "confirm='each' for sequential audits of every pair")
+    if options.pop("stop_within") is not None:
+        raise InvalidArgument(f"stop_within={kwargs['stop_within']!r} is not supported with "
+                              "confirm='best' (it has no pilots); use confirm='each' with "
+                              "sequential=True")
     samples = check_int(options.pop("samples"), "samples", minimum=2)
     setup = setup_audit(mechanism, claim, samples=samples, **options)
     if setup.relation is not None:

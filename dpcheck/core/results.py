@@ -251,8 +251,11 @@ class AuditResult:
             lines.append(f"  WARNING: {self.sampler_check.describe()}")
         if self.stages:
             last = self.stages[-1]
+            why = ("" if last.violation or last.reachable is None else
+                   f": its bound is within stop_within of the {last.reachable:.4g} its events would "
+                   "certify at the full budget (stop_within)")
             lines.append(f"  sequential: stopped at {last.name} after {self.samples:,} of "
-                         f"{self.budget:,} samples per side" if last.name != "final" else
+                         f"{self.budget:,} samples per side{why}" if last.name != "final" else
                          f"  sequential: no pilot refuted the claim; the full budget of "
                          f"{self.budget:,} samples per side was used")
         lines += [f"  warning: {w}" for w in self.warnings]

@@ -19,6 +19,7 @@ K. Pearson, "On the criterion that a given system of deviations …", Phil. Mag.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["SamplerCheck", "check_sampler", "SAMPLER_ALPHA"]
+from dpcheck.errors import InvalidArgument
+from dpcheck.exact import privacy_loss
+from dpcheck.mechanism import pmf_of
+
+__all__ = ["SamplerCheck", "check_sampler", "exact_analysis", "SAMPLER_ALPHA"]
 
 #: Level at which a sampler/pmf mismatch is flagged.
 SAMPLER_ALPHA = 1e-3
@@ -116,3 +121,27 @@ def check_sampler(
     p_value = min(1.0, 2 * min(p1, p2))
     return SamplerCheck(p_value, alpha, bool(impossible) or p_value <= alpha, impossible,
                         int(outputs_d.shape[0]))
+
+
+def exact_analysis(
+    mechanism: Any, d: Any, d_prime: Any, claim: Any, out_d: Any, out_dp: Any
+) -> tuple[float | None, float | None, SamplerCheck | None]:
+    """The exact loss from the mechanism's ``pmf`` (if it has one) — ε, and δ at the claimed
+    ε — and this module's check of the sampler's exploration outputs against that pmf
+    (``None, None, None`` without a pmf)."""
+    pmf = pmf_of(mechanism)
+    if pmf is None:
+        return None, None, None
+    try:
+        p, q = pmf(d), pmf(d_prime)
+    except InvalidArgument:
+        raise
+    except Exception as exc:  # noqa: BLE001 - re-raised with context
+        raise InvalidArgument(f"mechanism.pmf raised {type(exc).__name__}: {exc}") from exc
+    try:
+        exact = privacy_loss(p, q)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"mechanism.pmf returned an invalid distribution: {exc}") from exc
+    eps = exact.epsilon
+    return (eps if math.isfinite(eps) else math.inf, exact.delta(claim.epsilon),
+            check_sampler(out_d, p, out_dp, q))

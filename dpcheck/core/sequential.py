@@ -6,7 +6,10 @@ streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 9 % of ``samp
 default ``explore_fraction`` of 0.1, so both end at 1/10 of the budget), exploring on
 :data:`PILOT_EXPLORE` of their budgets and at :data:`PILOT_ALPHAS` of α (2.5 % and 10 %). The
 audit stops at the first pilot that refutes the claim; its result reports the samples actually
-drawn. Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
+drawn. With ``stop_within=τ`` it also stops at a pilot whose bound is already as good as the
+budget promises (:func:`precise_enough`): at the pilot's point estimates, its events confirmed
+at the final stage's size and level would neither refute the claim nor certify more than τ
+above the pilot's bound (:func:`reachable`). Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
 and takes *every pilot output* (exploration and confirmation) as part of its exploration
 sample, topped up to the usual exploration size: its confirmation sample is that of a
 fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
@@ -48,21 +51,23 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.core.certify import Certified
+from dpcheck.core.certify import Certified, Certifier
 from dpcheck.core.confirm import (confirmation_sizes, confirmed_events, count_outputs,
                                   oriented_counts)
 from dpcheck.core.executor import chunk_generator
 from dpcheck.core.explore import Explored, Setup, exploration_size, explore
+from dpcheck.events.event import Candidate
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
-           "run_pilot", "combined_p_value"]
+           "run_pilot", "combined_p_value", "reachable", "precise_enough"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: together they are the exploration size, and every pilot output is reused
@@ -78,7 +83,9 @@ MIN_PILOT = 2000
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage of a sequential audit: its budget per side, its level, what it certified."""
+    """One stage of a sequential audit: its budget per side, its level, what it certified and
+    (pilots of audits with ``stop_within``) the bound its events would reach at the final
+    stage (:func:`reachable`)."""
 
     name: str
     samples: int
@@ -86,6 +93,7 @@ class Stage:
     epsilon_lower: float
     p_value: float
     violation: bool
+    reachable: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
@@ -107,16 +115,41 @@ def combined_p_value(stages: list[Stage], alpha: float) -> float:
     return float(min(1.0, min(s.p_value * alpha / s.alpha for s in stages)))
 
 
+def reachable(certifier: Certifier, claim: Any, chosen: Sequence[Candidate],
+              counts: Sequence[tuple[int, int, int, int]], *, scale: float,
+              alpha: float) -> Certified:
+    """What a pilot's confirmed events would certify with ``scale`` times its confirmation
+    outputs, at level ``alpha``, if each count grew in proportion (the pilot's point estimates
+    of the events' probabilities): the certifier run on the grown counts ``(k_p, n_p, k_q,
+    n_q) · scale`` (rounded). A projection, not a bound: the final stage chooses its own events
+    on a larger exploration sample, and its counts vary."""
+    grown = [(round(k_p * scale), round(n_p * scale), round(k_q * scale), round(n_q * scale))
+             for k_p, n_p, k_q, n_q in counts]
+    return certifier.certify(claim, chosen, grown, alpha)
+
+
+def precise_enough(bound: float, projected: Certified, claimed: float, within: float) -> bool:
+    """Whether a pilot that certified ``bound`` (and did not refute the claim of ε =
+    ``claimed``) may end an audit with ``stop_within=within``: the projection of its events to
+    the final stage (:func:`reachable`) stays at least ``within`` below the claimed ε (so the
+    whole budget would not refute the claim either, at the point estimates) and at most
+    ``within`` above ``bound``. Stopping on any rule of completed stages keeps every bound
+    valid (module docstring)."""
+    return bool(projected.epsilon_lower + within <= claimed
+                and bound >= projected.epsilon_lower - within)
+
+
 def run_pilot(
     setup: Setup, d: Any, d_prime: Any, *, budget: int, index: int, alpha: float,
     explore_fraction: float, prior: tuple[NDArray[Any], NDArray[Any]] | None,
-) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]]]:
+) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]],
+           list[tuple[int, int, int, int]]]:
     """Pilot ``index``: a complete audit of ``budget`` outputs per side at level ``alpha``,
     exploring on ``explore_fraction`` of them, on the seed streams ``child(seed, "pilot",
     index)``, in this process. ``prior``: earlier pilots'
-    outputs, used as extra exploration data. Returns the exploration, the certified bounds and
+    outputs, used as extra exploration data. Returns the exploration, the certified bounds,
     every output this pilot saw (the prior, its exploration and its confirmation outputs), for
-    the next stage's exploration."""
+    the next stage's exploration, and the oriented counts its bounds came from."""
     seq = child(setup.seed_seq, "pilot", index)
     stage = dataclasses.replace(setup, alpha=alpha, seed_seq=seq, executor=None, checkpoint=None)
     n_explore = exploration_size(budget, explore_fraction)
@@ -135,10 +168,10 @@ def run_pilot(
         if setup.progress is not None:
             setup.progress.advance(size, f"pilot {index + 1} confirm")
     pairs = [(int(a), int(b)) for a, b in counts]
-    certified = setup.certifier.certify(setup.claim, explored.chosen,
-                                        oriented_counts(explored.chosen, pairs, sizes), alpha)
+    oriented = oriented_counts(explored.chosen, pairs, sizes)
+    certified = setup.certifier.certify(setup.claim, explored.chosen, oriented, alpha)
     # Poissonized confirmation sizes differ between the sides: exploration wants equal ones
     n = min(explored.out_d.shape[0] + seen[0].shape[0], explored.out_dp.shape[0] + seen[1].shape[0])
     outputs = (np.concatenate([explored.out_d, seen[0]])[:n],
                np.concatenate([explored.out_dp, seen[1]])[:n])
-    return explored, certified, outputs
+    return explored, certified, outputs, oriented

@@ -121,8 +121,10 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
     Runs :func:`dpcheck.audit` at this call's share of the family α, on the call's own stream,
     with ``samples`` times ``--dpcheck-scale`` as its upper limit (sequential: it stops at a
     pilot that refutes the claim, unless ``--dpcheck-sequential off`` or the test passes
-    ``sequential=False``); raises :class:`~dpcheck.PrivacyViolation` on a
-    violation unless the test's ``claim`` marker expects one.
+    ``sequential=False``, and also, with ``stop_within=τ``, at a pilot as precise as the budget
+    promises — ignored when the audit is not sequential); raises
+    :class:`~dpcheck.PrivacyViolation` on a violation unless the test's ``claim`` marker
+    expects one.
     """
     r = _dpcheck_recorder
 
@@ -130,6 +132,8 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
             **kwargs: Any) -> AuditResult:
         __tracebackhide__ = True
         _reject(kwargs, ("alpha", "seed"), "dp_audit")
+        if not kwargs.get("sequential", r.state.sequential):
+            kwargs.pop("stop_within", None)  # a fixed budget has no pilots to stop at
         i, alpha = r.next_alpha()
         with r.guard("dp_audit", mechanism, claim):
             result = r.call(functools.partial(
