@@ -1,7 +1,8 @@
 """Sequential audits (``audit(sequential=True)``): calibration under optional stopping, and the
 samples they use to refute the broken zoo entries.
 
-Not part of CI. Two measurements, written to ``reports/bench/sequential.json`` and printed:
+Not part of CI. Two measurements (three with ``--stop-within``), written to
+``reports/bench/sequential.json`` and printed:
 
 1. **Calibration.** The correct zoo entries whose truth is exact (``randomized_response``,
    ``laplace``, ``geometric``: every event sits at or below the claimed ratio) audited at their
@@ -13,16 +14,23 @@ Not part of CI. Two measurements, written to ``reports/bench/sequential.json`` a
    seeds each, sequential and fixed: how often each refutes the claim, the median samples per
    side the sequential audit drew, and that median as a fraction of the fixed budget (the target
    of issue 30: ≤ 1/10 for every entry the fixed budget refutes).
+3. **Stopping for precision** (``--stop-within τ``): every correct zoo entry (tier A) on its
+   worst-case pair at ``--budget``, ``--runs`` seeds, sequential with and without
+   ``stop_within=τ``: the samples used, the bound given up, how often a pilot ended the audit;
+   and coverage under that stopping — the calibration mechanisms claimed at twice their exact
+   ε (so the precision stop can act), ``--seeds`` seeds, bounds above the exact ε counted.
 
 Usage::
 
     python benchmarks/sequential.py                    # 1000 calibration seeds, 5 runs per entry
     python benchmarks/sequential.py --seeds 200 --runs 3 --only laplace_insufficient
+    python benchmarks/sequential.py --stop-within 0.05 --skip-calibration --runs 5
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import time
@@ -38,11 +46,55 @@ ROOT = Path(__file__).resolve().parents[1]
 CALIBRATION = ("randomized_response", "laplace", "geometric")
 
 
-def _audit(entry: ZooEntry, samples: int, seed: int, sequential: bool) -> dpcheck.AuditResult:
+def _audit(entry: ZooEntry, samples: int, seed: int, sequential: bool,
+           stop_within: float | None = None, claim: Any = None) -> dpcheck.AuditResult:
     d, d_prime = entry.pairs[0]
-    return dpcheck.audit(entry.mechanism, d, d_prime, entry.claim, samples=samples, seed=seed,
-                         alpha=0.05, features=entry.features, float_features=entry.float_features,
-                         sequential=sequential)
+    return dpcheck.audit(entry.mechanism, d, d_prime, entry.claim if claim is None else claim,
+                         samples=samples, seed=seed, alpha=0.05, features=entry.features,
+                         float_features=entry.float_features, sequential=sequential,
+                         stop_within=stop_within)
+
+
+def precision(within: float, budget: int, runs: int, seeds: int, samples: int,
+              only: str | None) -> dict[str, Any]:
+    """``stop_within=within`` against plain sequential audits on the correct zoo entries, and
+    coverage of the bounds under the precision stop (module docstring, item 3)."""
+    rows = []
+    for entry in entries():
+        if not entry.correct or (only and only not in entry.name):
+            continue
+        plain = [_audit(entry, budget, s, True) for s in range(runs)]
+        early = [_audit(entry, budget, s, True, within) for s in range(runs)]
+        rec = {"mechanism": entry.name, "claimed_epsilon": entry.claim.epsilon,
+               "true_epsilon": entry.true_epsilon, "budget": budget, "runs": runs,
+               "stopped_at_a_pilot": sum(r.stages[-1].name != "final" for r in early),
+               "median_samples": statistics.median(r.samples for r in early),
+               "median_fraction": statistics.median(r.samples for r in early) / budget,
+               "epsilon_lower_plain": [round(r.epsilon_lower, 4) for r in plain],
+               "epsilon_lower_stop_within": [round(r.epsilon_lower, 4) for r in early],
+               "median_bound_given_up": statistics.median(
+                   a.epsilon_lower - b.epsilon_lower for a, b in zip(plain, early)),
+               "violations": [sum(r.violation for r in plain), sum(r.violation for r in early)]}
+        rows.append(rec)
+        print(f"{entry.name:40s} claim {entry.claim.epsilon:<8.4g} stopped "
+              f"{rec['stopped_at_a_pilot']}/{runs}, median samples {rec['median_samples']:>9,.0f}"
+              f", bound given up (median) {rec['median_bound_given_up']:.4f}", flush=True)
+    coverage = []
+    for name in CALIBRATION:
+        entry = get(name)
+        truth = float(entry.true_epsilon)
+        claim = dataclasses.replace(entry.claim, epsilon=2 * truth)
+        res = [_audit(entry, samples, s, True, within, claim) for s in range(seeds)]
+        above = sum(r.epsilon_lower > truth for r in res)
+        ci = binomtest(above, seeds).proportion_ci(0.95, method="exact")
+        coverage.append({"mechanism": name, "claimed_epsilon": 2 * truth, "true_epsilon": truth,
+                         "samples_per_side": samples, "seeds": seeds, "above_truth": above,
+                         "rate_upper95": ci.high,
+                         "stopped_at_a_pilot": sum(r.stages[-1].name != "final" for r in res)})
+        print(f"coverage {name} claimed at 2x: {above}/{seeds} bounds above the exact ε "
+              f"(95% upper {ci.high:.4f}), {coverage[-1]['stopped_at_a_pilot']} stopped at a "
+              "pilot", flush=True)
+    return {"stop_within": within, "entries": rows, "coverage": coverage}
 
 
 def calibration(names: tuple[str, ...], seeds: int, samples: int) -> list[dict[str, Any]]:
@@ -111,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seeds per broken entry (0: calibration only)")
     parser.add_argument("--only", default=None, help="broken entries whose name contains this")
     parser.add_argument("--skip-calibration", action="store_true")
+    parser.add_argument("--stop-within", type=float, default=None,
+                        help="also measure stop_within=TAU on the correct entries (item 3)")
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench" / "sequential.json")
     args = parser.parse_args(argv)
     doc: dict[str, Any] = {"date": time.strftime("%Y-%m-%d")}
@@ -118,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         doc["calibration"] = calibration(CALIBRATION, args.seeds, int(args.calibration))
     if args.runs < 0:
         parser.error(f"--runs={args.runs} must be >= 0")
-    doc["refute"] = (samples_to_refute(int(args.budget), args.runs, args.only) if args.runs
-                     else [])
+    doc["refute"] = (samples_to_refute(int(args.budget), args.runs, args.only)
+                     if args.runs and args.stop_within is None else [])
+    if args.stop_within is not None:
+        doc["precision"] = precision(args.stop_within, int(args.budget), args.runs, args.seeds,
+                                     int(args.calibration), args.only)
     caught = [r for r in doc["refute"] if r["fixed_refuted"] > r["runs"] // 2]
     if caught:
         worst = max(r["fraction_of_budget"] for r in caught)

@@ -96,7 +96,11 @@ class Stage:
     reachable: float | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return dataclasses.asdict(self)
+        """JSON-safe form (``reachable`` only when a projection was made)."""
+        out = dataclasses.asdict(self)
+        if self.reachable is None:
+            del out["reachable"]
+        return out
 
 
 def pilot_plan(samples: int, explore_fraction: float) -> tuple[tuple[int, float, float], ...]:
