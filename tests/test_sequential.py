@@ -175,77 +175,84 @@ def test_audit_pairs_sequential_each_pair_or_a_clear_error_for_best():
 # ---- stop_within: stopping at a pilot as precise as the budget promises ----
 
 
-def test_stop_within_ends_a_loose_claim_at_a_pilot():
-    """Laplace(1) claimed 2-DP: the first pilot's bound (0.913) is within 0.1 of what its
-    events project at the full budget (0.974), and 0.974 + 0.1 stays below the claimed 2, so the
-    audit ends there; the same audit without ``stop_within`` draws the whole budget."""
+def test_stop_within_ends_a_loose_claim_at_the_last_pilot():
+    """Laplace(1) claimed 2-DP: pilot 2's bound (0.973) is within 0.1 of what its events could
+    certify at the full budget (1.018, optimistic), which stays 0.1 below the claimed 2, so the
+    audit ends there; pilot 1 is never judged; without ``stop_within`` the whole budget runs."""
     kw = dict(samples=1_000_000, seed=0, float_features=False, sequential=True)
     r = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), stop_within=0.1,
                       **kw)
-    assert not r.violation and [s.name for s in r.stages] == ["pilot 1"]
-    assert r.samples <= 10_000 and r.budget == 1_000_000
-    last = r.stages[-1]
+    assert not r.violation and [s.name for s in r.stages] == ["pilot 1", "pilot 2"]
+    assert r.samples <= 100_000 and r.budget == 1_000_000
+    first, last = r.stages
+    assert first.reachable is None  # only the last pilot may stop for precision
     assert r.epsilon_lower == last.epsilon_lower
-    assert last.reachable is not None
     assert last.reachable - 0.1 <= last.epsilon_lower < last.reachable
     assert last.reachable + 0.1 <= 2.0
-    assert "stopped at pilot 1 after 10,000 of 1,000,000" in r.summary()
+    assert "stopped at pilot 2 after" in r.summary()
     assert "within stop_within of the" in r.summary()
     doc = json.loads(json.dumps(r.to_dict()))
-    assert doc["sequential"]["stages"][0]["reachable"] == pytest.approx(last.reachable)
+    assert doc["sequential"]["stages"][1]["reachable"] == pytest.approx(last.reachable)
+    assert "reachable" not in doc["sequential"]["stages"][0]
     full = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), **kw)
     assert full.stages[-1].name == "final" and full.samples == 1_000_000
     assert all(s.reachable is None for s in full.stages)
-    assert full.epsilon_lower > r.epsilon_lower  # the budget buys ≤ 0.1 more here
+    assert r.epsilon_lower < full.epsilon_lower <= last.reachable  # what the budget bought
 
 
 def test_stop_within_continues_while_the_bound_can_still_grow():
-    """With τ = 0.02 neither pilot is within τ of its projection (0.913 vs 0.974, 0.973 vs
-    0.998): the final stage runs (an audit that ignored the distance stops at pilot 1)."""
+    """With τ = 0.02 pilot 2 is not within τ of its projection (0.973 vs 1.018): the final
+    stage runs (an audit that ignored the distance would stop at pilot 2)."""
     r = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(4.0), samples=1_000_000,
                       seed=0, float_features=False, sequential=True, stop_within=0.02)
     assert [s.name for s in r.stages] == ["pilot 1", "pilot 2", "final"]
-    assert all(s.epsilon_lower < s.reachable - 0.02 for s in r.stages[:2])
+    assert r.stages[1].epsilon_lower < r.stages[1].reachable - 0.02
     assert r.samples == 1_000_000
 
 
 def test_stop_within_never_stops_where_the_budget_could_refute():
-    """Laplace with 1/1.11 of the noise (true ε 1.11) claimed 1-DP, τ = 0.3: pilot 1 does not
-    refute (0.999) and is within 0.3 of its projection (1.06), but 1.06 + 0.3 exceeds the
-    claimed 1, so the audit goes on and pilot 2 refutes the claim."""
-    r = dpcheck.audit(laplace(1 / 1.11), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),
+    """Laplace with 0.985 of the noise (true ε 1.015) claimed 1-DP, τ = 0.2: pilot 2 does not
+    refute (0.985) and is within 0.2 of its projection (1.034), but 1.034 + 0.2 exceeds the
+    claimed 1, so the final stage runs and refutes the claim."""
+    r = dpcheck.audit(laplace(0.985), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0),
                       samples=1_000_000, seed=0, float_features=False, sequential=True,
-                      stop_within=0.3)
-    first = r.stages[0]
-    assert not first.violation and first.epsilon_lower >= first.reachable - 0.3
-    assert first.reachable + 0.3 > 1.0
-    assert r.violation and r.stages[-1].name == "pilot 2"
+                      stop_within=0.2)
+    pilot = r.stages[1]
+    assert not pilot.violation and pilot.epsilon_lower >= pilot.reachable - 0.2
+    assert pilot.reachable + 0.2 > 1.0
+    assert r.violation and r.stages[-1].name == "final"
 
 
-def test_a_tight_claim_is_never_stopped_for_precision():
-    """At the exact ε every projection lies within τ of the claim: the whole budget runs."""
+def test_a_tight_claim_is_not_stopped_for_precision():
+    """At the exact ε the projection lies within τ of the claim: the whole budget runs."""
     r = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=400_000,
                       seed=2, float_features=False, sequential=True, stop_within=0.05)
     assert [s.name for s in r.stages] == ["pilot 1", "pilot 2", "final"]
     assert not r.violation
 
 
-def test_reachable_projects_the_pilots_counts():
-    """``reachable`` at scale 1 is the certifier itself; at scale 9 the same point estimates
-    on 9× the outputs certify a bound closer to the estimated ratio."""
+def test_reachable_projects_the_favourable_ends_of_the_pilots_intervals():
+    """``reachable`` grows each count to ``scale`` times its sample at the favourable end of
+    its one-sided 95 % Clopper–Pearson interval (p up, q down); an event seen on neither side
+    stays at zero; the rule needs both the distance and the margin to the claim."""
     from dpcheck.core.certify import DPCertifier
     from dpcheck.events.event import Candidate, Event
+    from dpcheck.stats import cp_lower, cp_upper
 
-    cand = [Candidate(Event(0, "output", "gt", low=1.0), "d>d_prime", 1.0, 0, 0, "ratio")]
-    counts = [(300, 1000, 120, 1000)]
+    cand = [Candidate(Event(0, "output", "gt", low=1.0), "d>d_prime", 1.0, 0, 0, "ratio"),
+            Candidate(Event(0, "output", "atoms", values=np.array([0.5]), support=True),
+                      "d>d_prime", 1.0, 0, 0, "union")]
+    counts = [(300, 1000, 120, 1000), (0, 1000, 0, 1000)]
     cert = DPCertifier(pure=True)
     claim = dpcheck.PureDP(2.0)
-    same = seq.reachable(cert, claim, cand, counts, scale=1.0, alpha=0.01)
-    assert same == cert.certify(claim, cand, counts, 0.01)
+    assert seq.PROJECTION_LEVEL == 0.05
+    p_hi, q_lo = cp_upper(300, 1000, 0.05), cp_lower(120, 1000, 0.05)
+    want = [(round(9000 * p_hi), 9000, round(9000 * q_lo), 9000), (0, 9000, 0, 9000)]
     grown = seq.reachable(cert, claim, cand, counts, scale=9.0, alpha=0.01)
-    assert same.epsilon_lower < grown.epsilon_lower < np.log(300 / 120)
-    assert grown == cert.certify(claim, cand, [(2700, 9000, 1080, 9000)], 0.01)
-    # the rule: within τ of the projection, and the projection τ below the claim
+    assert grown == cert.certify(claim, cand, want, 0.01)
+    point = cert.certify(claim, cand, [(2700, 9000, 1080, 9000), (0, 9000, 0, 9000)], 0.01)
+    assert grown.epsilon_lower > point.epsilon_lower  # optimistic
+    assert grown.epsilon_lower > np.log(300 / 120) - 0.05
     assert seq.precise_enough(grown.epsilon_lower - 0.05, grown, 2.0, 0.1)
     assert not seq.precise_enough(grown.epsilon_lower - 0.15, grown, 2.0, 0.1)
     assert not seq.precise_enough(grown.epsilon_lower, grown, grown.epsilon_lower + 0.05, 0.1)
@@ -272,7 +279,7 @@ def test_stop_within_needs_pilots():
 @pytest.mark.parametrize("alpha", [0.05, 0.5])
 def test_bounds_cover_the_truth_when_stopped_for_precision(alpha, record_property):
     """Randomized response (k = 4, ε = 1) claimed 2-DP with ``stop_within=0.2``: most audits
-    end at a pilot, and the reported ``epsilon_lower`` exceeds the true ε in at most an α
+    end at pilot 2, and the reported ``epsilon_lower`` exceeds the true ε in at most an α
     share of 120 seeds (the stopped procedure's bounds are those of the stage it stopped at,
     valid at that stage's level)."""
     mech = RandomizedResponse(1.0, 4)

@@ -184,15 +184,16 @@ def audit(
         smallest such mass refuted with probability ≥ 0.9. ``False``: the ranked candidates
         only.
     stop_within
-        With ``sequential=True``: also stop at a pilot that did not refute the claim when its
-        bound is within ``stop_within`` (in ε) of what its events would certify at the full
-        budget, and that projection stays ``stop_within`` below the claimed ε (the pilot's
-        point estimates; :func:`dpcheck.core.sequential.precise_enough`), so more samples would
-        neither refute the claim nor, as far as the pilot can tell, tighten the bound by more
-        than ``stop_within``. Each pilot's projection is in ``result.stages`` (``reachable``).
-        The bounds stay valid (the stopping rule uses completed stages only); the result is
-        the pilot's, with its smaller sample's floors. ``None`` (default): only a refutation
-        stops early.
+        With ``sequential=True``: also stop at the last pilot (9 % of ``samples``) when it did
+        not refute the claim and its bound is within ``stop_within`` (in ε) of what its events
+        could certify at the full budget, and that projection stays ``stop_within`` below the
+        claimed ε (probabilities at the favourable ends of the pilot's intervals;
+        :func:`dpcheck.core.sequential.reachable`, :func:`~dpcheck.core.sequential.precise_enough`),
+        so more samples would neither refute the claim nor, as far as the pilot can tell,
+        tighten the bound by more than ``stop_within``. The projection is in ``result.stages``
+        (``reachable``). The bounds stay valid (the stopping rule uses completed stages only);
+        the result is the pilot's, with its smaller sample's floors. ``None`` (default): only a
+        refutation stops early.
 
     Returns
     -------
@@ -268,7 +269,8 @@ def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int,
         explored, certified, prior, counts = run_pilot(
             setup, d, d_prime, budget=budget, index=index, alpha=level,
             explore_fraction=fraction, prior=prior)
-        projected = None if within is None or certified.violation else reachable(
+        last = index == len(plan) - 1  # the earlier pilots explore too little to judge
+        projected = None if within is None or certified.violation or not last else reachable(
             setup.certifier, setup.claim, explored.chosen, counts, alpha=final_alpha,
             scale=final_confirm / max(explored.n_confirm, 1))
         stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,

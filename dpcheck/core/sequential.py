@@ -6,10 +6,11 @@ streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 9 % of ``samp
 default ``explore_fraction`` of 0.1, so both end at 1/10 of the budget), exploring on
 :data:`PILOT_EXPLORE` of their budgets and at :data:`PILOT_ALPHAS` of α (2.5 % and 10 %). The
 audit stops at the first pilot that refutes the claim; its result reports the samples actually
-drawn. With ``stop_within=τ`` it also stops at a pilot whose bound is already as good as the
-budget promises (:func:`precise_enough`): at the pilot's point estimates, its events confirmed
-at the final stage's size and level would neither refute the claim nor certify more than τ
-above the pilot's bound (:func:`reachable`). Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
+drawn. With ``stop_within=τ`` it also stops at the last pilot when its bound is already as
+good as the budget promises (:func:`precise_enough`): its events, confirmed at the final
+stage's size and level with their probabilities at the favourable ends of the pilot's
+intervals, would neither refute the claim nor certify more than τ above the pilot's bound
+(:func:`reachable`). Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
 and takes *every pilot output* (exploration and confirmation) as part of its exploration
 sample, topped up to the usual exploration size: its confirmation sample is that of a
 fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
@@ -65,9 +66,10 @@ from dpcheck.core.explore import Explored, Setup, exploration_size, explore
 from dpcheck.events.event import Candidate
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
+from dpcheck.stats import cp_lower, cp_upper
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
-           "run_pilot", "combined_p_value", "reachable", "precise_enough"]
+           "run_pilot", "combined_p_value", "reachable", "precise_enough", "PROJECTION_LEVEL"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: together they are the exploration size, and every pilot output is reused
@@ -79,6 +81,8 @@ PILOT_ALPHAS = (0.025, 0.1)
 PILOT_EXPLORE = (0.1, 0.3)
 #: Smallest pilot budget per side: below it a pilot is skipped.
 MIN_PILOT = 2000
+#: One-sided level of the intervals whose favourable ends :func:`reachable` projects.
+PROJECTION_LEVEL = 0.05
 
 
 @dataclass(frozen=True)
@@ -122,13 +126,23 @@ def combined_p_value(stages: list[Stage], alpha: float) -> float:
 def reachable(certifier: Certifier, claim: Any, chosen: Sequence[Candidate],
               counts: Sequence[tuple[int, int, int, int]], *, scale: float,
               alpha: float) -> Certified:
-    """What a pilot's confirmed events would certify with ``scale`` times its confirmation
-    outputs, at level ``alpha``, if each count grew in proportion (the pilot's point estimates
-    of the events' probabilities): the certifier run on the grown counts ``(k_p, n_p, k_q,
-    n_q) · scale`` (rounded). A projection, not a bound: the final stage chooses its own events
-    on a larger exploration sample, and its counts vary."""
-    grown = [(round(k_p * scale), round(n_p * scale), round(k_q * scale), round(n_q * scale))
-             for k_p, n_p, k_q, n_q in counts]
+    """What a pilot's confirmed events could certify with ``scale`` times its confirmation
+    outputs, at level ``alpha``: the certifier run on grown counts ``(n_p·s·p⁺, n_p·s, n_q·s·q⁻,
+    n_q·s)`` (rounded), where ``p⁺`` and ``q⁻`` are the favourable ends of the one-sided
+    Clopper–Pearson intervals at :data:`PROJECTION_LEVEL` of the pilot's counts — an
+    optimistic projection, so that a pilot whose events might still refute the claim or gain
+    more than the requested distance does not stop the audit (an event seen on neither side
+    stays at zero counts). A projection, not a bound: the final stage chooses its own events
+    on a larger exploration sample."""
+    grown = []
+    for k_p, n_p, k_q, n_q in counts:
+        big_p, big_q = max(n_p, 1) * scale, max(n_q, 1) * scale
+        if k_p + k_q == 0:  # never seen (a support set of single draws): nothing to project
+            grown.append((0, round(big_p), 0, round(big_q)))
+            continue
+        p_hi = float(cp_upper(k_p, max(n_p, 1), PROJECTION_LEVEL))
+        q_lo = float(cp_lower(k_q, max(n_q, 1), PROJECTION_LEVEL))
+        grown.append((round(big_p * p_hi), round(big_p), round(big_q * q_lo), round(big_q)))
     return certifier.certify(claim, chosen, grown, alpha)
 
 
