@@ -176,9 +176,9 @@ def test_audit_pairs_sequential_each_pair_or_a_clear_error_for_best():
 
 
 def test_stop_within_ends_a_loose_claim_at_the_last_pilot():
-    """Laplace(1) claimed 2-DP: pilot 2's bound (0.973) is within 0.1 of what its events could
-    certify at the full budget (1.018, optimistic), which stays 0.1 below the claimed 2, so the
-    audit ends there; pilot 1 is never judged; without ``stop_within`` the whole budget runs."""
+    """Laplace(1) claimed 2-DP: pilot 2's bound (0.973) is within 0.1 of what it projects for
+    the full budget (1.021), which stays 0.1 below the claimed 2, so the audit ends there;
+    pilot 1 is never judged; without ``stop_within`` the whole budget runs."""
     kw = dict(samples=1_000_000, seed=0, float_features=False, sequential=True)
     r = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), stop_within=0.1,
                       **kw)
@@ -201,7 +201,7 @@ def test_stop_within_ends_a_loose_claim_at_the_last_pilot():
 
 
 def test_stop_within_continues_while_the_bound_can_still_grow():
-    """With τ = 0.02 pilot 2 is not within τ of its projection (0.973 vs 1.018): the final
+    """With τ = 0.02 pilot 2 is not within τ of its projection (0.973 vs 1.021): the final
     stage runs (an audit that ignored the distance would stop at pilot 2)."""
     r = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(4.0), samples=1_000_000,
                       seed=0, float_features=False, sequential=True, stop_within=0.02)
@@ -253,9 +253,51 @@ def test_reachable_projects_the_favourable_ends_of_the_pilots_intervals():
     point = cert.certify(claim, cand, [(2700, 9000, 1080, 9000), (0, 9000, 0, 9000)], 0.01)
     assert grown.epsilon_lower > point.epsilon_lower  # optimistic
     assert grown.epsilon_lower > np.log(300 / 120) - 0.05
-    assert seq.precise_enough(grown.epsilon_lower - 0.05, grown, 2.0, 0.1)
-    assert not seq.precise_enough(grown.epsilon_lower - 0.15, grown, 2.0, 0.1)
-    assert not seq.precise_enough(grown.epsilon_lower, grown, grown.epsilon_lower + 0.05, 0.1)
+    g = grown.epsilon_lower
+    assert seq.precise_enough(g - 0.05, g, 2.0, 0.1)
+    assert not seq.precise_enough(g - 0.15, g, 2.0, 0.1)  # the bound may still grow
+    assert not seq.precise_enough(g, g, g + 0.05, 0.1)  # the budget might refute the claim
+    assert not seq.precise_enough(0.09, 0.1, 2.0, 0.1)  # the pilot found too little
+
+
+def test_budget_projection_sees_the_events_that_pay_at_the_final_size():
+    """The projection is at least the pilot's own events' (``reachable``) and at least the
+    best score of a selection on the pilot's exploration sized for the final confirmation;
+    where the pilot certifies nothing (the zoo's exponential mechanism, true ε 0.097, claimed
+    0.1; pilot 2 certifies 0 on seed 1 while the whole budget certifies 0.07) the evidence
+    rule keeps the audit going."""
+    entry = get("exponential_mechanism")
+    d, d_prime = entry.pairs[0]
+    seen = {}
+    real = seq.budget_projection
+
+    def spy(setup, explored, counts, *, n_final, alpha):
+        seen["mine"] = seq.reachable(setup.certifier, setup.claim, explored.chosen, counts,
+                                     scale=n_final / explored.n_confirm,
+                                     alpha=alpha).epsilon_lower
+        seen["all"] = real(setup, explored, counts, n_final=n_final, alpha=alpha)
+        return seen["all"]
+
+    import dpcheck.core.audit as audit_module
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(audit_module, "budget_projection", spy)
+        r = dpcheck.audit(entry.mechanism, d, d_prime, entry.claim, samples=1_000_000, seed=1,
+                          features=entry.features, float_features=entry.float_features,
+                          sequential=True, stop_within=0.05)
+    assert seen["all"] >= seen["mine"]
+    assert r.stages[1].epsilon_lower < 0.05  # pilot 2 found too little to judge the budget
+    assert r.stages[-1].name == "final" and r.epsilon_lower > 0.05
+    # svt1 (seed 0): a one-query event too rare for pilot 2's own size (its events project
+    # 0.15 at the full budget) is ranked 0.20 by the selection sized for the final stage
+    entry = get("svt1")
+    d, d_prime = entry.pairs[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(audit_module, "budget_projection", spy)
+        dpcheck.audit(entry.mechanism, d, d_prime, entry.claim, samples=1_000_000, seed=0,
+                      features=entry.features, float_features=entry.float_features,
+                      sequential=True, stop_within=0.05)
+    assert seen["all"] > seen["mine"] + 0.03
 
 
 @pytest.mark.parametrize("value, message", [

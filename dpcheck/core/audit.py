@@ -61,8 +61,8 @@ from dpcheck.core.sampler_check import exact_analysis
 from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
 from dpcheck.features.feature import FeatureMap
-from dpcheck.core.sequential import (Stage, combined_p_value, pilot_plan, precise_enough,
-                                     reachable, run_pilot)
+from dpcheck.core.sequential import (Stage, budget_projection, combined_p_value, pilot_plan,
+                                     precise_enough, run_pilot)
 from dpcheck.mechanism import mechanism_name, records_warnings
 from dpcheck.events.support import MAX_SUPPORT, SUPPORT_SHARE, has_identity, support_floor
 from dpcheck.stats import power_floor
@@ -185,15 +185,15 @@ def audit(
         only.
     stop_within
         With ``sequential=True``: also stop at the last pilot (9 % of ``samples``) when it did
-        not refute the claim and its bound is within ``stop_within`` (in ε) of what its events
-        could certify at the full budget, and that projection stays ``stop_within`` below the
-        claimed ε (probabilities at the favourable ends of the pilot's intervals;
-        :func:`dpcheck.core.sequential.reachable`, :func:`~dpcheck.core.sequential.precise_enough`),
-        so more samples would neither refute the claim nor, as far as the pilot can tell,
-        tighten the bound by more than ``stop_within``. The projection is in ``result.stages``
-        (``reachable``). The bounds stay valid (the stopping rule uses completed stages only);
-        the result is the pilot's, with its smaller sample's floors. ``None`` (default): only a
-        refutation stops early.
+        not refute the claim, certified at least ``stop_within`` (in ε), and is within
+        ``stop_within`` of what it projects the full budget would certify, while that
+        projection stays ``stop_within`` below the claimed ε
+        (:func:`dpcheck.core.sequential.budget_projection`,
+        :func:`~dpcheck.core.sequential.precise_enough`): as far as the pilot can tell, more
+        samples would neither refute the claim nor tighten the bound by more than
+        ``stop_within``. The projection is in ``result.stages`` (``reachable``). The bounds
+        stay valid (the stopping rule uses completed stages only); the result is the pilot's,
+        with its smaller sample's floors. ``None`` (default): only a refutation stops early.
 
     Returns
     -------
@@ -270,12 +270,11 @@ def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int,
             setup, d, d_prime, budget=budget, index=index, alpha=level,
             explore_fraction=fraction, prior=prior)
         last = index == len(plan) - 1  # the earlier pilots explore too little to judge
-        projected = None if within is None or certified.violation or not last else reachable(
-            setup.certifier, setup.claim, explored.chosen, counts, alpha=final_alpha,
-            scale=final_confirm / max(explored.n_confirm, 1))
+        projected = (None if within is None or certified.violation or not last else
+                     budget_projection(setup, explored, counts, n_final=final_confirm,
+                                       alpha=final_alpha))
         stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,
-                            certified.p_value, certified.violation,
-                            None if projected is None else projected.epsilon_lower))
+                            certified.p_value, certified.violation, projected))
         if certified.violation or (projected is not None and precise_enough(
                 certified.epsilon_lower, projected, setup.claim.epsilon, within)):
             result = _result(dataclasses.replace(setup, alpha=level), explored, certified,

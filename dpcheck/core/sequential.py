@@ -6,11 +6,12 @@ streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 9 % of ``samp
 default ``explore_fraction`` of 0.1, so both end at 1/10 of the budget), exploring on
 :data:`PILOT_EXPLORE` of their budgets and at :data:`PILOT_ALPHAS` of α (2.5 % and 10 %). The
 audit stops at the first pilot that refutes the claim; its result reports the samples actually
-drawn. With ``stop_within=τ`` it also stops at the last pilot when its bound is already as
-good as the budget promises (:func:`precise_enough`): its events, confirmed at the final
-stage's size and level with their probabilities at the favourable ends of the pilot's
-intervals, would neither refute the claim nor certify more than τ above the pilot's bound
-(:func:`reachable`). Otherwise the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
+drawn. With ``stop_within=τ`` it also stops at the last pilot when its bound is at least τ and
+already as good as the budget promises (:func:`precise_enough`): what the pilot can tell the
+final stage would certify (:func:`budget_projection`: its events with their probabilities at
+the favourable ends of its intervals, and a selection on its exploration sample sized for the
+final confirmation) is at most τ above the pilot's bound and τ below the claimed ε. Otherwise
+the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
 and takes *every pilot output* (exploration and confirmation) as part of its exploration
 sample, topped up to the usual exploration size: its confirmation sample is that of a
 fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
@@ -62,14 +63,16 @@ from dpcheck.core.certify import Certified, Certifier
 from dpcheck.core.confirm import (confirmation_sizes, confirmed_events, count_outputs,
                                   oriented_counts)
 from dpcheck.core.executor import chunk_generator
-from dpcheck.core.explore import Explored, Setup, exploration_size, explore
+from dpcheck.core.explore import POISSON_MIN, Explored, Setup, exploration_size, explore
 from dpcheck.events.event import Candidate
+from dpcheck.events.select import select_events
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
 from dpcheck.stats import cp_lower, cp_upper
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
-           "run_pilot", "combined_p_value", "reachable", "precise_enough", "PROJECTION_LEVEL"]
+           "run_pilot", "combined_p_value", "reachable", "budget_projection", "precise_enough",
+           "PROJECTION_LEVEL"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: together they are the exploration size, and every pilot output is reused
@@ -146,15 +149,37 @@ def reachable(certifier: Certifier, claim: Any, chosen: Sequence[Candidate],
     return certifier.certify(claim, chosen, grown, alpha)
 
 
-def precise_enough(bound: float, projected: Certified, claimed: float, within: float) -> bool:
+def budget_projection(setup: Setup, explored: Explored,
+                      counts: Sequence[tuple[int, int, int, int]], *, n_final: int,
+                      alpha: float) -> float:
+    """What a pilot can tell about the ε bound the final stage (``n_final`` confirmation
+    outputs per side, level ``alpha``) would certify: the larger of its confirmed events'
+    optimistic projection (:func:`reachable`) and the best validation score of a fresh ε
+    selection on its exploration sample sized for ``n_final`` (rarer events with larger
+    ratios pay at the final size that did not at the pilot's). Blind to events the pilot's
+    exploration did not see (``benchmarks/README.md``, stop 43)."""
+    scale = n_final / max(explored.n_confirm, 1)
+    mine = reachable(setup.certifier, setup.claim, explored.chosen, counts, scale=scale,
+                     alpha=alpha).epsilon_lower
+    fz = explored.featurizer
+    wanted = setup.certifier.selection(setup.claim)
+    k = setup.candidates
+    fresh, _ = select_events(fz(explored.out_d), fz(explored.out_dp), fz.features,
+                             n_confirm=n_final, alpha_each=alpha / (2 * k),
+                             delta=wanted.delta, k=k, max_atoms=setup.max_atoms,
+                             ratio=wanted.poissonize and n_final >= POISSON_MIN)
+    return max([mine, *(c.score for c in fresh)])
+
+
+def precise_enough(bound: float, projected: float, claimed: float, within: float) -> bool:
     """Whether a pilot that certified ``bound`` (and did not refute the claim of ε =
-    ``claimed``) may end an audit with ``stop_within=within``: the projection of its events to
-    the final stage (:func:`reachable`) stays at least ``within`` below the claimed ε (so the
-    whole budget would not refute the claim either, at the point estimates) and at most
-    ``within`` above ``bound``. Stopping on any rule of completed stages keeps every bound
-    valid (module docstring)."""
-    return bool(projected.epsilon_lower + within <= claimed
-                and bound >= projected.epsilon_lower - within)
+    ``claimed``) may end an audit with ``stop_within=within``: the pilot found evidence
+    (``bound ≥ within``), and the projection of the final stage (:func:`budget_projection`)
+    is at most ``within`` above ``bound`` and at least ``within`` below the claimed ε (so the
+    whole budget would not refute the claim either, as far as the pilot can tell). Stopping
+    on any rule of completed stages keeps every bound valid (module docstring)."""
+    return bool(bound >= within and projected + within <= claimed
+                and bound >= projected - within)
 
 
 def run_pilot(
