@@ -18,7 +18,8 @@ Not part of CI. Two measurements (three with ``--stop-within``), written to
    worst-case pair at ``--budget``, ``--runs`` seeds, sequential with and without
    ``stop_within=τ``: the samples used, the bound given up, how often a pilot ended the audit;
    and coverage under that stopping — the calibration mechanisms claimed at twice their exact
-   ε (so the precision stop can act), ``--seeds`` seeds, bounds above the exact ε counted.
+   ε (so the precision stop can act) at ``--budget``, ``--seeds`` seeds, bounds above the exact
+   ε counted.
 
 Usage::
 
@@ -55,7 +56,7 @@ def _audit(entry: ZooEntry, samples: int, seed: int, sequential: bool,
                          stop_within=stop_within)
 
 
-def precision(within: float, budget: int, runs: int, seeds: int, samples: int,
+def precision(within: float, budget: int, runs: int, seeds: int,
               only: str | None) -> dict[str, Any]:
     """``stop_within=within`` against plain sequential audits on the correct zoo entries, and
     coverage of the bounds under the precision stop (module docstring, item 3)."""
@@ -84,13 +85,15 @@ def precision(within: float, budget: int, runs: int, seeds: int, samples: int,
         entry = get(name)
         truth = float(entry.true_epsilon)
         claim = dataclasses.replace(entry.claim, epsilon=2 * truth)
-        res = [_audit(entry, samples, s, True, within, claim) for s in range(seeds)]
+        res = [_audit(entry, budget, s, True, within, claim) for s in range(seeds)]
         above = sum(r.epsilon_lower > truth for r in res)
         ci = binomtest(above, seeds).proportion_ci(0.95, method="exact")
         coverage.append({"mechanism": name, "claimed_epsilon": 2 * truth, "true_epsilon": truth,
-                         "samples_per_side": samples, "seeds": seeds, "above_truth": above,
+                         "budget": budget, "seeds": seeds, "above_truth": above,
                          "rate_upper95": ci.high,
-                         "stopped_at_a_pilot": sum(r.stages[-1].name != "final" for r in res)})
+                         "stopped_at_a_pilot": sum(r.stages[-1].name != "final" for r in res),
+                         "median_samples": statistics.median(r.samples for r in res),
+                         "median_epsilon_lower": statistics.median(r.epsilon_lower for r in res)})
         print(f"coverage {name} claimed at 2x: {above}/{seeds} bounds above the exact ε "
               f"(95% upper {ci.high:.4f}), {coverage[-1]['stopped_at_a_pilot']} stopped at a "
               "pilot", flush=True)
@@ -176,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                      if args.runs and args.stop_within is None else [])
     if args.stop_within is not None:
         doc["precision"] = precision(args.stop_within, int(args.budget), args.runs, args.seeds,
-                                     int(args.calibration), args.only)
+                                     args.only)
     caught = [r for r in doc["refute"] if r["fixed_refuted"] > r["runs"] // 2]
     if caught:
         worst = max(r["fraction_of_budget"] for r in caught)
