@@ -200,6 +200,19 @@ def test_stop_within_ends_a_loose_claim_at_the_last_pilot():
     assert r.epsilon_lower < full.epsilon_lower <= last.reachable  # what the budget bought
 
 
+def test_a_handful_of_counts_does_not_hold_the_audit_back():
+    """Laplace(1) on a 2⁻¹⁰ grid claimed 2-DP, seed 1: the selection sized for the final stage
+    ranks the grid value 2.33789, seen 12 times against 1, at 1.56 — a guess (fewer than
+    FEW_COUNTS counts), left out of the projection (1.007), so pilot 2 (0.971) ends the audit."""
+    def gridded(data, size, rng):
+        return np.sum(data) + np.round(rng.laplace(0.0, 1.0, size) * 1024.0) / 1024.0
+
+    r = dpcheck.audit(gridded, [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), samples=1_000_000,
+                      seed=1, float_features=False, sequential=True, stop_within=0.1)
+    assert [s.name for s in r.stages] == ["pilot 1", "pilot 2"]
+    assert r.stages[1].reachable < 1.05
+
+
 def test_stop_within_continues_while_the_bound_can_still_grow():
     """With τ = 0.02 pilot 2 is not within τ of its projection (0.973 vs 1.021): the final
     stage runs (an audit that ignored the distance would stop at pilot 2)."""
@@ -252,6 +265,11 @@ def test_reachable_projects_the_favourable_ends_of_the_pilots_intervals():
     assert grown == cert.certify(claim, cand, want, 0.01)
     point = cert.certify(claim, cand, [(2700, 9000, 1080, 9000), (0, 9000, 0, 9000)], 0.01)
     assert grown.epsilon_lower > point.epsilon_lower  # optimistic
+    # a handful of counts (fewer than FEW_COUNTS on the favoured side) grows at its point
+    # estimates: the interval ends of 4 against 1 would project a ratio of ~180
+    few = [(4, 1000, 1, 1000), (0, 1000, 0, 1000)]
+    assert seq.reachable(cert, claim, cand, few, scale=9.0, alpha=0.01) == cert.certify(
+        claim, cand, [(36, 9000, 9, 9000), (0, 9000, 0, 9000)], 0.01)
     assert grown.epsilon_lower > np.log(300 / 120) - 0.05
     g = grown.epsilon_lower
     assert seq.precise_enough(g - 0.05, g, 2.0, 0.1)

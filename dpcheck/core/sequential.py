@@ -66,6 +66,7 @@ from dpcheck.core.executor import chunk_generator
 from dpcheck.core.explore import POISSON_MIN, Explored, Setup, exploration_size, explore
 from dpcheck.events.event import Candidate
 from dpcheck.events.select import select_events
+from dpcheck.events.slots import FEW_COUNTS
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
 from dpcheck.stats import cp_lower, cp_upper
@@ -134,14 +135,17 @@ def reachable(certifier: Certifier, claim: Any, chosen: Sequence[Candidate],
     n_q·s)`` (rounded), where ``p⁺`` and ``q⁻`` are the favourable ends of the one-sided
     Clopper–Pearson intervals at :data:`PROJECTION_LEVEL` of the pilot's counts — an
     optimistic projection, so that a pilot whose events might still refute the claim or gain
-    more than the requested distance does not stop the audit (an event seen on neither side
-    stays at zero counts). A projection, not a bound: the final stage chooses its own events
-    on a larger exploration sample."""
+    more than the requested distance does not stop the audit. An event seen fewer than
+    :data:`~dpcheck.events.slots.FEW_COUNTS` times on its favoured side is grown at its point
+    estimates instead: the interval ends of a handful of counts say nothing (a snapped
+    Laplace's grid atoms, 4 against 1, projected 2.96 where the budget certifies 0.99). A
+    projection, not a bound: the final stage chooses its own events on a larger exploration
+    sample."""
     grown = []
     for k_p, n_p, k_q, n_q in counts:
         big_p, big_q = max(n_p, 1) * scale, max(n_q, 1) * scale
-        if k_p + k_q == 0:  # never seen (a support set of single draws): nothing to project
-            grown.append((0, round(big_p), 0, round(big_q)))
+        if k_p < FEW_COUNTS:  # a handful (or never seen): its point estimates, not more
+            grown.append((round(k_p * scale), round(big_p), round(k_q * scale), round(big_q)))
             continue
         p_hi = float(cp_upper(k_p, max(n_p, 1), PROJECTION_LEVEL))
         q_lo = float(cp_lower(k_q, max(n_q, 1), PROJECTION_LEVEL))
@@ -156,8 +160,9 @@ def budget_projection(setup: Setup, explored: Explored,
     outputs per side, level ``alpha``) would certify: the larger of its confirmed events'
     optimistic projection (:func:`reachable`) and the best validation score of a fresh ε
     selection on its exploration sample sized for ``n_final`` (rarer events with larger
-    ratios pay at the final size that did not at the pilot's). Blind to events the pilot's
-    exploration did not see (``benchmarks/README.md``, stop 43)."""
+    ratios pay at the final size that did not at the pilot's), among its candidates seen at
+    least :data:`~dpcheck.events.slots.FEW_COUNTS` times on their favoured side. Blind to
+    events the pilot's exploration did not see (``benchmarks/README.md``, stop 43)."""
     scale = n_final / max(explored.n_confirm, 1)
     mine = reachable(setup.certifier, setup.claim, explored.chosen, counts, scale=scale,
                      alpha=alpha).epsilon_lower
@@ -168,7 +173,9 @@ def budget_projection(setup: Setup, explored: Explored,
                              n_confirm=n_final, alpha_each=alpha / (2 * k),
                              delta=wanted.delta, k=k, max_atoms=setup.max_atoms,
                              ratio=wanted.poissonize and n_final >= POISSON_MIN)
-    return max([mine, *(c.score for c in fresh)])
+    # a candidate seen fewer than FEW_COUNTS times on its favoured side is a guess (its log
+    # ratio is uncertain by more than ±0.2 per side), not a projection
+    return max([mine, *(c.score for c in fresh if c.explore_p >= FEW_COUNTS)])
 
 
 def precise_enough(bound: float, projected: float, claimed: float, within: float) -> bool:
