@@ -92,8 +92,8 @@ PROJECTION_LEVEL = 0.05
 @dataclass(frozen=True)
 class Stage:
     """One stage of a sequential audit: its budget per side, its level, what it certified and
-    (pilots of audits with ``stop_within``) the bound its events would reach at the final
-    stage (:func:`reachable`)."""
+    (the last pilot of an audit with ``stop_within``) what it projects the final stage would
+    certify (:func:`budget_projection`)."""
 
     name: str
     samples: int
