@@ -420,6 +420,11 @@ def test_hashed_float_atom_counts_match_the_sorted_count(n, atoms, inside, bits,
     assert got == _sorted_count(x, vals) == int(np.count_nonzero(ev.mask([x])))
 
 
+def _counted(f, calls: list[int]):
+    """``f``, recording each call in ``calls`` (a spy for monkeypatching)."""
+    return lambda *a, **k: calls.append(1) or f(*a, **k)
+
+
 def _searched_mask(x: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """The former :meth:`Event.mask` of an atom set: a binary search per output."""
     idx = np.minimum(np.searchsorted(vals, x), vals.size - 1)
@@ -453,8 +458,7 @@ def test_few_atoms_matched_by_equality_as_by_the_search(n, atoms, inside, dtype,
     searched = _searched_mask(x, vals.astype(dtype))
     calls: list[int] = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(np, "searchsorted",
-                   lambda *a, f=np.searchsorted, **k: calls.append(1) or f(*a, **k))
+        mp.setattr(np, "searchsorted", _counted(np.searchsorted, calls))
         got = ev.mask([x])
     np.testing.assert_array_equal(got, searched)
     assert got.dtype == np.bool_
@@ -470,8 +474,7 @@ def test_the_equality_path_stops_at_its_size():
         ev = Event(0, "output", "atoms", values=np.arange(size, dtype=float) * 2.0)
         calls: list[int] = []
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(np, "searchsorted",
-                       lambda *a, f=np.searchsorted, **k: calls.append(1) or f(*a, **k))
+            mp.setattr(np, "searchsorted", _counted(np.searchsorted, calls))
             assert int(np.count_nonzero(ev.mask([x]))) == min(size, 50)
         assert bool(calls) == searched
 

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from dpcheck.core.checkpoint import Checkpoint
 from dpcheck.core.executor import chunk_generator, chunk_sizes, run_chunks
-from dpcheck.events.event import Candidate, Event
+from dpcheck.events.event import Candidate, Event, across_blocks
 from dpcheck.features.featurizer import Featurizer
 from dpcheck.internal.rng import generator
 from dpcheck.mechanism import draw
@@ -126,12 +126,12 @@ def count_outputs(
     if not any(ev.tie_value is not None for ev in events):
         # counts add up over the featurizer's row blocks, whose columns stay in cache; the
         # support events of a block share one sort or table slots, and every block the
-        # atom sets' flag tables (the "table" entries)
+        # atom sets' flag tables
         counts = np.zeros(len(events), dtype=np.int64)
         shared: dict[Any, NDArray[Any]] = {}
         for cols in featurizer.blocks(out, only):
             counts += [ev.count(cols, shared) for ev in events]
-            shared = {k: v for k, v in shared.items() if isinstance(k, tuple) and k[0] == "table"}
+            shared = across_blocks(shared)
         return counts
     cols = featurizer(out, only=only)
     coins = chunk_generator(seed_seq, "confirm-ties", side, index)  # randomised events

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from dpcheck.features.feature import sorted_unique
 
-__all__ = ["Event", "Candidate", "Direction", "Kind", "count_events"]
+__all__ = ["Event", "Candidate", "Direction", "Kind", "count_events", "across_blocks"]
 
 Direction = Literal["d>d_prime", "d_prime>d"]
 Kind = Literal["le", "gt", "interval", "outside", "atoms"]
@@ -193,8 +193,7 @@ def _count_hashed(x: NDArray[Any], vals: NDArray[Any],
     value (so −0.0 meets 0.0 and NaN meets nothing, as in the sorted search). ``shared``: the
     slots of ``x``, computed once for the events counted on the same outputs, and the table of
     ``vals`` (keyed by the array's identity), built once for all the blocks of a chunk
-    (:func:`dpcheck.core.confirm.count_outputs` keeps the ``"table"`` entries from block to
-    block)."""
+    (:func:`across_blocks`)."""
     slots = shared.get(("slots", feature))
     if slots is None:
         slots = shared[("slots", feature)] = _slots(x)
@@ -206,6 +205,13 @@ def _count_hashed(x: NDArray[Any], vals: NDArray[Any],
     maybe = x[table.take(slots)]
     at = np.minimum(np.searchsorted(vals, maybe), vals.size - 1)
     return int(np.count_nonzero(vals[at] == maybe))
+
+
+def across_blocks(shared: dict[Any, NDArray[Any]]) -> dict[Any, NDArray[Any]]:
+    """The entries of a block's ``shared`` cache (:meth:`Event.count`) that hold for the next
+    block of the same chunk: the atom sets' flag tables, not the block's sorted columns or
+    slots."""
+    return {k: v for k, v in shared.items() if isinstance(k, tuple) and k[0] == "table"}
 
 
 def _show(v: Any) -> str:
