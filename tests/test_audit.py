@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -350,3 +351,35 @@ def test_a_sampler_with_keyword_only_rng_is_called_with_rng_keyword() -> None:
         pooled = dpcheck.audit(_keyword_rng_laplace, [0], [1], dpcheck.PureDP(1.0),
                                samples=20_000, seed=3, executor=pool)
     assert pooled.epsilon_lower == kw.epsilon_lower
+
+
+@pytest.mark.parametrize("alpha", [1e-16, 1e-300])
+def test_a_tiny_alpha_still_refutes_a_gross_violation(alpha):
+    """z of the ranking's Wilson bounds is ``-ndtri(alpha)``: ``ndtri(1 - alpha)`` is infinite
+    once ``1 - alpha`` rounds to 1 (alpha ≤ 1e-16), and every candidate's score became NaN —
+    an audit without power that passed a claim 5× too small."""
+    def laplace_02(data, size, rng):
+        return float(np.sum(data)) + rng.laplace(0.0, 0.2, size)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = dpcheck.audit(laplace_02, [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=100_000,
+                          alpha=alpha, seed=0, float_features=False)
+    assert r.violation and 3.5 < r.epsilon_lower <= 5.0
+
+
+def test_summary_lines_say_what_the_fields_say():
+    """A curve claim that holds is inside its curve (the summary said "outside" for any
+    margin), and a budget too small to rule anything out prints no empty "rules out" line."""
+    def rr(data, size, rng):  # randomized response at ε = 1: μ-GDP with μ ≈ 0.74
+        keep = rng.random(size) < math.e / (1 + math.e)
+        return np.where(keep, data[0], 1 - data[0])
+
+    holds = dpcheck.audit(rr, [0], [1], dpcheck.GaussianDP(3.0), samples=20_000, seed=0)
+    assert not holds.violation and holds.curve["margin"] < 0
+    assert f"{-holds.curve['margin']:.3g} inside the claimed curve" in holds.summary()
+    refuted = dpcheck.audit(rr, [0], [1], dpcheck.GaussianDP(0.2), samples=20_000, seed=0)
+    assert refuted.violation and "outside the claimed curve" in refuted.summary()
+    tiny = dpcheck.audit(rr, [0], [1], PureDP(1.0), samples=2, seed=0)
+    assert all(math.isinf(f["ratio"]) for f in tiny.power_floor)
+    assert "rules out" not in tiny.summary()

@@ -163,15 +163,15 @@ def test_progress_bar_is_throttled():
      "must be add_remove, replace"),
     (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--alpha", "2"], "alpha"),
     (["dpcheck_cli_mechs:correct", "--data", "[1]", "--data-prime", "[]", "--claim", "pure:1",
-      "--samples", "1"], "samples=1"),
+      "--samples", "1"], "'1' must be a whole number >= 2"),
     (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--samples", "many"],
      "must be a whole number"),
     (["dpcheck_cli_mechs:correct", "--data", "[1]", "--claim", "pure:1"],
      "the following arguments are required: --data-prime"),
     (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--stop-within", "0.1"],
-     "stop_within=0.1 needs sequential=True"),
+     "--stop-within=0.1 needs --sequential"),
     (["dpcheck_cli_mechs:correct", *AUDIT, "--claim", "pure:1", "--sequential",
-      "--stop-within", "-1"], "stop_within=-1.0 must be > 0"),
+      "--stop-within", "-1"], "--stop-within=-1.0 must be > 0"),
 ])
 def test_bad_arguments_give_one_line_errors_and_exit_2(mechs, capsys, args, message):
     assert main(["audit", *args]) == 2

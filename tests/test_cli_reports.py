@@ -89,6 +89,17 @@ def test_errors_name_flags_and_small_samples_warn(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "warning: --samples 1000 can certify at most" in err
     assert max_certifiable_epsilon(10**6, 0.05) == pytest.approx(12.1, abs=0.1)
+    # a claim the small budget refutes anyway gets no warning that it could not
+    assert main([*base[:-2], "pure:0.05", "--no-float-features", "--samples", "3e3"]) == 1
+    assert "warning" not in capsys.readouterr().err
+    # the parser's minimum is the audit's (it said >= 1, then the audit refused 1)
+    assert main([*base, "--samples", "1"]) == 2
+    assert "'1' must be a whole number >= 2" in capsys.readouterr().err
+    # flags, not Python names, in the audit's own refusals
+    assert main([*base, "--stop-within", "0.1"]) == 2
+    assert "--stop-within=0.1 needs --sequential" in capsys.readouterr().err
+    assert main([*base, "--sequential", "--stop-within", "0.6"]) == 2
+    assert "--stop-within=0.6 must be <= epsilon/2=0.5" in capsys.readouterr().err
 
 
 def test_claims_list_filters_by_status_and_paper(tmp_path, capsys):

@@ -298,8 +298,12 @@ def test_confirm_best_coverage_harness_catches_a_missing_bonferroni_factor():
 def test_confirm_best_rejects_bad_options():
     with pytest.raises(InvalidArgument, match="confirm='all' must be 'each' or 'best'"):
         audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), samples=1000, confirm="all")
-    with pytest.raises(InvalidArgument, match="sample=1000 is not an option of audit"):
-        audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), sample=1000, confirm="best")
+    for confirm in ("best", "each"):  # the same error whichever way the pairs are confirmed
+        with pytest.raises(InvalidArgument, match="sample=1000 is not an option of audit"):
+            audit_pairs(_RR, _RR_PAIRS, PureDP(1.0), sample=1000, confirm=confirm)
+    with pytest.raises(InvalidArgument, match=r"pairs\[1\]=\(\[0\], None\) must be a pair of "
+                                              "datasets"):
+        audit_pairs(_RR, [([0], [1]), ([0], None)], PureDP(1.0), samples=1000)
     with pytest.raises(InvalidArgument, match="must be > 0"):
         audit_pairs(_RR, _RR_PAIRS, PureDP(-1.0), samples=1000, confirm="best")
     with pytest.raises(InvalidArgument):
@@ -356,3 +360,23 @@ def test_confirm_best_caps_the_re_exploration_memory(monkeypatch):
     assert r.audit.confirm_samples + 2 * more + 2 * n_explore == 2 * (60_000 - 2 * n_explore)
     monkeypatch.setattr(dpcheck.core.audit_pairs, "MAX_EXPLORE_BYTES", 10)  # below one exploration
     assert audit_pairs(mech, pairs, PureDP(0.1), **kw).audit.explore_samples == n_explore
+
+
+@pytest.mark.parametrize("fraction, pairs, samples", [(0.9, 2, 3_000), (0.9, 2, 20_000),
+                                                      (0.6, 10, 3_000), (0.5, 2, 20_000)])
+def test_confirm_best_stays_within_its_budget_at_any_explore_fraction(fraction, pairs, samples):
+    """The re-explorations of the leading pairs take at most half the pooled budget (at
+    ``explore_fraction`` ≥ 0.5 two re-explorations of that share once left a negative
+    confirmation size: 2·10⁶ outputs drawn against a budget of 12 000, then an internal
+    error)."""
+    drawn = [0]
+
+    def mechanism(data, size, rng):
+        drawn[0] += size
+        return float(np.sum(data)) + rng.laplace(0.0, 1.0, size)
+
+    listed = ([([1, 0, 1], [1, 0]), ([0, 0], [0])] * 5)[:pairs]
+    r = audit_pairs(mechanism, listed, PureDP(1.0), samples=samples, explore_fraction=fraction,
+                    confirm="best", float_features=False, seed=0)
+    assert drawn[0] <= 2 * samples * pairs
+    assert r.audit.confirm_samples >= 1 and 0.0 < r.epsilon_lower <= 1.0

@@ -447,3 +447,22 @@ def test_dp_audit_passes_stop_within_to_sequential_audits_only(pytester, sequent
     samples = int(line.split("SAMPLES")[1].split()[0])
     assert (samples <= 100_000) == stopped
     assert line.endswith("None") == (not stopped)
+
+
+BAD_STOP_WITHIN = LAPLACE_HEADER + '''
+
+def test_bad_stop_within(dp_audit):
+    dp_audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), samples=50_000,
+             float_features=False, stop_within=-1.0)
+'''
+
+
+@pytest.mark.parametrize("sequential", ["on", "off"])
+def test_dp_audit_checks_stop_within_whatever_the_session(pytester, sequential):
+    """A bad ``stop_within`` fails the test under ``--dpcheck-sequential off`` too (it was
+    dropped unchecked there, so a test's validity depended on a session flag)."""
+    pytester.makepyfile(test_bad_sw=BAD_STOP_WITHIN)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                                "--dpcheck-report", "none", "--dpcheck-sequential", sequential)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*stop_within=-1.0 must be > 0*"])

@@ -5,6 +5,7 @@ budget, and the stopped procedure stays calibrated at the exact ε."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ import pytest
 import dpcheck
 from algorithms.mechanisms.primitives import RandomizedResponse
 from algorithms.zoo import get
+from dpcheck.core import confirm as confirm_module
+from dpcheck.core import explore as explore_module
 from dpcheck.core import sequential as seq
 from dpcheck.core.explore import exploration_size
 from dpcheck.core.results import untimed
@@ -28,12 +31,27 @@ def laplace(scale: float):
     return mechanism
 
 
+class Counted:
+    """A Laplace count that records how many outputs it drew per dataset and its largest call."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale, self.drawn, self.largest = scale, {}, 0
+
+    def __call__(self, data, size, rng):
+        key = tuple(data)
+        self.drawn[key] = self.drawn.get(key, 0) + size
+        self.largest = max(self.largest, size)
+        return np.sum(data) + rng.laplace(0.0, self.scale, size)
+
+
 def test_a_gross_violation_stops_at_the_first_pilot():
     r = dpcheck.audit(laplace(0.5), [1, 0, 1], [1, 0], dpcheck.PureDP(1.0), samples=1_000_000,
                       seed=3, sequential=True, float_features=False)
     assert r.violation and r.budget == 1_000_000
     assert [s.name for s in r.stages] == ["pilot 1"]
-    assert r.samples <= 10_000  # 1 % of the budget (Poisson confirmation sizes: a bit below)
+    # the budget per side of the stage run: 1 % of the whole (nominal: its Poisson
+    # confirmation draws a bit fewer)
+    assert r.samples == r.stages[0].samples == 10_000
     assert r.stages[0].alpha == pytest.approx(0.05 * seq.PILOT_ALPHAS[0])
     assert r.alpha == 0.05  # the audit's level, not the stage's
     # weighted Bonferroni: the stage's p-value times alpha / alpha_stage
@@ -127,6 +145,10 @@ def test_budgets_too_small_for_a_pilot_run_the_fixed_audit():
     fixed = dpcheck.audit(mech, d, dp, claim, samples=20_000, seed=2, float_features=False)
     assert small.stages is None
     assert untimed(small.to_dict()) == untimed(fixed.to_dict())
+    # a lone pilot is the 9 % one, and is named so (it was called "pilot 1")
+    lone = dpcheck.audit(mech, d, dp, claim, samples=100_000, seed=2, sequential=True,
+                         float_features=False)
+    assert lone.stages[0].name == "pilot 2" and lone.stages[0].samples == 9_000
 
 
 def test_approximate_and_curve_claims_stop_too():
@@ -194,6 +216,7 @@ def test_stop_within_ends_a_loose_claim_at_the_last_pilot():
     doc = json.loads(json.dumps(r.to_dict()))
     assert doc["sequential"]["stages"][1]["reachable"] == pytest.approx(last.reachable)
     assert "reachable" not in doc["sequential"]["stages"][0]
+    assert doc["sequential"]["stop_within"] == 0.1 == r.stop_within  # the rule it ran under
     full = dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), **kw)
     assert full.stages[-1].name == "final" and full.samples == 1_000_000
     assert all(s.reachable is None for s in full.stages)
@@ -351,3 +374,59 @@ def test_bounds_cover_the_truth_when_stopped_for_precision(alpha, record_propert
     record_property("coverage", {"above_truth": above, "runs": runs, "stopped": stopped})
     assert stopped >= runs // 2
     assert above / runs <= alpha
+
+
+@pytest.mark.parametrize("claim", [dpcheck.PureDP(2.0), dpcheck.ApproxDP(2.0, 1e-6),
+                                   dpcheck.GaussianDP(3.0)], ids=["pure", "approx", "gdp"])
+def test_a_sequential_audit_never_draws_more_than_its_budget(claim):
+    """``samples`` is an upper limit per side: every pilot output is reused as exploration, so
+    the final stage draws only what the pilots left (claims without Poissonized confirmation
+    draw their pilots' budgets exactly; the final stage once drew one output too many)."""
+    mech = Counted(1.0)
+    r = dpcheck.audit(mech, [1, 0, 1], [1, 0], claim, samples=200_000, seed=0,
+                      sequential=True, float_features=False)
+    assert [s.name for s in r.stages] == ["pilot 1", "pilot 2", "final"]
+    assert max(mech.drawn.values()) <= 200_000
+    assert r.samples == r.budget == 200_000
+
+
+def test_large_audits_run_their_pilots_chunked_on_the_executor(monkeypatch):
+    """Above one exploration chunk (:data:`seq.REUSE_MAX`; scaled down here) the pilots' outputs
+    are not kept: each pilot runs as a fixed audit does — no mechanism call larger than a chunk,
+    confirmation on the executor — and the final stage explores afresh on the budget the pilots
+    left, so the stages' budgets sum to ``samples`` and the result does not depend on the
+    executor."""
+    monkeypatch.setattr(seq, "REUSE_MAX", 4096)
+    monkeypatch.setattr(explore_module, "EXPLORE_CHUNK", 4096)
+    monkeypatch.setattr(confirm_module, "CHUNK", 4096)
+    runs = {}
+    for name, executor in (("serial", None), ("threads", ThreadPoolExecutor(2))):
+        mech = Counted(1.0)
+        r = dpcheck.audit(mech, [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), samples=200_000, seed=0,
+                          sequential=True, float_features=False, executor=executor)
+        assert mech.largest <= 4096
+        assert max(mech.drawn.values()) <= 200_000
+        runs[name] = r
+    r = runs["serial"]
+    assert [(s.name, s.samples) for s in r.stages] == [
+        ("pilot 1", 2_000), ("pilot 2", 18_000), ("final", 180_000)]
+    assert r.samples == 200_000 and 0.85 < r.epsilon_lower <= 1.0
+    assert untimed(r.to_dict()) == untimed(runs["threads"].to_dict())
+    mech = Counted(1.0)
+    stopped = dpcheck.audit(mech, [1, 0, 1], [1, 0], dpcheck.PureDP(0.5), samples=200_000,
+                            seed=0, sequential=True, float_features=False)
+    assert stopped.violation and stopped.samples == 2_000 and mech.largest <= 4096
+    assert max(mech.drawn.values()) <= 2_000
+
+
+@pytest.mark.parametrize("claim, message", [
+    (dpcheck.GaussianDP(2.75), r"stop_within=0\.2 needs a PureDP or ApproxDP claim: .* "
+                               r"GaussianDP is a curve claim"),
+    (dpcheck.PureDP(0.3), r"stop_within=0\.2 must be <= epsilon/2=0\.15"),
+    (dpcheck.ApproxDP(0.0, 1e-3), r"stop_within=0\.2 must be <= epsilon/2=0\.0")])
+def test_stop_within_that_cannot_mean_what_it_says_is_refused(claim, message):
+    """A curve claim's parameter is not an ε (μ = 2.75 of a Gaussian-DP claim stopped a
+    refutable audit at pilot 2 as "precise enough"), and above half the claimed ε the rule
+    could never stop the audit."""
+    with pytest.raises(InvalidArgument, match=message):
+        dpcheck.audit(laplace(1.0), [1], [0], claim, sequential=True, stop_within=0.2)

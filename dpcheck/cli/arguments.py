@@ -16,16 +16,22 @@ from typing import Any
 from dpcheck.errors import InvalidArgument
 
 
-def count_arg(text: str) -> int:
-    """A sample count: ``1000000``, ``1_000_000``, ``1e6`` or ``2.5e5`` (a whole number ≥ 1)."""
+def count_arg(text: str, minimum: int = 1) -> int:
+    """A sample count: ``1000000``, ``1_000_000``, ``1e6`` or ``2.5e5`` (a whole number
+    ≥ ``minimum``)."""
     try:
         value = float(text.replace("_", ""))
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value >= 1 and value == int(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number >= 1 (e.g. 1000000, "
-                                         "1_000_000 or 1e6)")
+    if not (math.isfinite(value) and value >= minimum and value == int(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number >= {minimum} (e.g. "
+                                         "1000000, 1_000_000 or 1e6)")
     return int(value)
+
+
+def samples_arg(text: str) -> int:
+    """``--samples``: a :func:`count_arg` of at least 2 (an audit's smallest budget)."""
+    return count_arg(text, minimum=2)
 
 
 def max_certifiable_epsilon(samples: int, alpha: float) -> float:

@@ -46,18 +46,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     d_prime = parse_json_arg(args.data_prime, "--data-prime")
     mechanism, claim = _library_mechanism(mechanism, args.claim)
     relation = parse_neighbour(args.neighbour)
-    ok = 0.0 < args.alpha < 1.0 and math.isfinite(getattr(claim, "epsilon", math.inf))
-    ceiling = max_certifiable_epsilon(args.samples, args.alpha) if ok else math.inf
-    # Heuristic: the ceiling is reached only by an output one side never produces; refuting a
-    # claim needs room above it, so warn unless the claim sits well below the ceiling.
-    if ok and 2 <= args.samples and (args.samples < 10_000 or claim.epsilon >= (ceiling - 1.0) / 2.0):
-        need = max(10_000, math.ceil(math.log(6.0 / args.alpha) * math.exp(2 * claim.epsilon
-                                                                            + 1.0) / 0.9))
-        print(f"dpcheck audit: warning: --samples {args.samples} can certify at most "
-              f"epsilon_lower ~ {ceiling:.2f} at --alpha {args.alpha:g} (ln(0.9 n / ln(6/alpha)),"
-              f" reached only when one dataset never produces the witness), too little to "
-              f"refute epsilon={claim.epsilon:g} in practice; use --samples {need:.1e} or more",
-              file=sys.stderr)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     bar = ProgressBar(sys.stderr) if show else None
     executor = _executor(args)
@@ -79,6 +67,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             bar.close()
         if executor is not None:
             executor.close() if hasattr(executor, "close") else executor.shutdown()
+    if not result.violation:  # a refutation needs no warning that it was hard to get
+        _warn_small_budget(args, claim)
     text = dumps(audit_document(result))
     print(text.rstrip() if args.json else result.summary())
     if args.out:
@@ -89,6 +79,24 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise InvalidArgument(f"--out={args.out!r}: cannot write: {exc}") from exc
     return 1 if result.violation else 0
+
+
+def _warn_small_budget(args: argparse.Namespace, claim: Any) -> None:
+    """After a pass: warn when ``--samples`` was too small to refute the claim in practice.
+    Heuristic: the largest certifiable bound (:func:`max_certifiable_epsilon`) is reached only
+    by an output one side never produces; refuting a claim needs room above it, so warn unless
+    the claim sits well below it."""
+    if not (0.0 < args.alpha < 1.0 and math.isfinite(getattr(claim, "epsilon", math.inf))):
+        return
+    ceiling = max_certifiable_epsilon(args.samples, args.alpha)
+    if args.samples < 10_000 or claim.epsilon >= (ceiling - 1.0) / 2.0:
+        need = max(10_000, math.ceil(math.log(6.0 / args.alpha) * math.exp(2 * claim.epsilon
+                                                                            + 1.0) / 0.9))
+        print(f"dpcheck audit: warning: --samples {args.samples} can certify at most "
+              f"epsilon_lower ~ {ceiling:.2f} at --alpha {args.alpha:g} (ln(0.9 n / ln(6/alpha)),"
+              f" reached only when one dataset never produces the witness), too little to "
+              f"refute epsilon={claim.epsilon:g} in practice; use --samples {need:.1e} or more",
+              file=sys.stderr)
 
 
 def _check_writable(path: Path, name: str) -> None:

@@ -15,15 +15,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpcheck.cli.arguments import count_arg
+from dpcheck.cli.arguments import samples_arg
 from dpcheck.cli.commands import _cmd_audit, _cmd_claims, _cmd_compare, _cmd_render
 from dpcheck.errors import InvalidArgument
 
 
 def _flags(message: str) -> str:
     """A library message in the command's words: ``samples=`` → ``--samples=`` etc."""
-    for name, flag in (("samples", "--samples"), ("alpha", "--alpha"), ("seed", "--seed")):
+    for name, flag in (("samples", "--samples"), ("alpha", "--alpha"), ("seed", "--seed"),
+                       ("stop_within", "--stop-within")):
         message = re.sub(rf"(?<![-\w]){name}=", f"{flag}=", message)
+    message = message.replace("needs sequential=True", "needs --sequential")
     for name in ("epsilon", "delta"):
         message = re.sub(rf"(?<![-\w]){name}=", f"--claim: {name}=", message)
     return message
@@ -93,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--claim", required=True, metavar="CLAIM",
                    help="pure:EPS (ε-DP), approx:EPS,DELTA ((ε, δ)-DP) or, for an OpenDP "
                         "measurement, opendp:D_IN[,DELTA] (its privacy map at D_IN)")
-    a.add_argument("--samples", type=count_arg, default=1_000_000, metavar="N",
+    a.add_argument("--samples", type=samples_arg, default=1_000_000, metavar="N",
                    help="outputs drawn per dataset: 1000000, 1_000_000 or 1e6 (default 1e6)")
     a.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level: bounds hold with probability ≥ 1 − A (default 0.05)")

@@ -51,22 +51,21 @@ from typing import Any
 import numpy as np
 
 from dpcheck.claims import ApproxDP, PureDP
-from dpcheck.core import confirm as _confirmation
 from dpcheck.core.certify import Certified, family_levels
-from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
-from dpcheck.core.confirm import CHUNK, confirm_counts, confirmation_sizes, oriented_counts
+from dpcheck.core.confirm import (CHUNK, audit_checkpoint, confirm_counts, confirmation_sizes,
+                                  oriented_counts)
 from dpcheck.core.explore import Explored, Setup, exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
 from dpcheck.core.sampler_check import exact_analysis
 from dpcheck.errors import InvalidArgument
 from dpcheck.events.pools import MAX_ATOMS
 from dpcheck.features.feature import FeatureMap
-from dpcheck.core.sequential import (Stage, budget_projection, combined_p_value, pilot_plan,
-                                     precise_enough, run_pilot)
+from dpcheck.core.sequential import (Stage, budget_projection, check_stop_within, keeps_pilots,
+                                     pilot_name, pilot_plan, precise_enough, run_pilot, staged)
 from dpcheck.mechanism import mechanism_name, records_warnings
 from dpcheck.events.support import MAX_SUPPORT, SUPPORT_SHARE, has_identity, support_floor
 from dpcheck.stats import power_floor
-from dpcheck.validation import check_epsilon, check_int
+from dpcheck.validation import check_int
 
 #: Largest ``samples`` per side an audit accepts (its exploration sample is held in memory).
 MAX_SAMPLES = 10**11
@@ -107,7 +106,9 @@ def audit(
     d, d_prime
         The two datasets.
     claim
-        :class:`~dpcheck.PureDP` or :class:`~dpcheck.ApproxDP`.
+        :class:`~dpcheck.PureDP`, :class:`~dpcheck.ApproxDP`, or a curve claim
+        (:class:`~dpcheck.GaussianDP`, :class:`~dpcheck.ZCDP`, :class:`~dpcheck.RenyiDP`,
+        :class:`~dpcheck.TradeOff`, :class:`~dpcheck.PrivacyCurve`; :mod:`dpcheck.curves`).
     samples
         Outputs drawn per dataset in total (exploration and confirmation together), ≥ 2.
     alpha
@@ -147,8 +148,9 @@ def audit(
     executor
         ``None`` (draw in this process), a :class:`concurrent.futures.Executor` or a Dask
         ``distributed.Client``: the confirmation chunks (:data:`CHUNK` outputs each, with their
-        own seeds) are drawn and counted on its workers and only the counts come back.
-        Exploration stays in this process. The result does not depend on the executor or on
+        own seeds) are drawn and counted on its workers and only the counts come back; so are
+        the exploration chunks beyond the first (:mod:`dpcheck.core.explore`). The result
+        does not depend on the executor or on
         the number of workers. The mechanism, datasets and feature map must be picklable for
         process-based executors.
     checkpoint
@@ -168,8 +170,11 @@ def audit(
         Stop early when the claim is refuted: two pilot audits (1 % and 9 % of ``samples`` at
         the default ``explore_fraction``, at 2.5 % and 10 % of α) run first, and the audit
         ends at the first that refutes the claim; otherwise the full audit runs at the
-        remaining 87.5 % of α and reuses every pilot output for its exploration, so ``samples``
-        is an upper limit and ``result.samples`` the outputs drawn per side. Valid under this
+        remaining 87.5 % of α and reuses every pilot output for its exploration (above one
+        exploration chunk, :data:`dpcheck.core.sequential.REUSE_MAX`, the pilots run chunked on
+        ``executor`` as fixed audits do and the final audit explores afresh on the budget they
+        left), so ``samples`` is an upper limit and ``result.samples`` the budget per side of
+        the stages run. Valid under this
         optional stopping (union bound over the stages, :mod:`dpcheck.core.sequential`); the
         result's ``stages`` list each stage's budget, level, bound and p-value. Off by default
         (a fixed budget); the pytest plugin turns it on (``--dpcheck-sequential``). Budgets
@@ -241,7 +246,7 @@ def audit(
     if not isinstance(sequential, bool):
         raise InvalidArgument(f"sequential={sequential!r} must be True or False")
     if stop_within is not None:
-        stop_within = check_epsilon(stop_within, "stop_within")
+        stop_within = check_stop_within(stop_within, setup.claim)
         if not sequential:
             raise InvalidArgument(f"stop_within={stop_within!r} needs sequential=True")
     n_explore = exploration_size(samples, setup.explore_fraction)
@@ -258,45 +263,50 @@ def _sequential(setup: Setup, d: Any, d_prime: Any, samples: int,
                 plan: tuple[tuple[int, float, float], ...], *, start: float,
                 within: float | None) -> AuditResult:
     """Pilots, then (unless one refuted the claim, or with ``within`` was precise enough) the
-    final audit on the pilots' outputs plus fresh exploration outputs
-    (:mod:`dpcheck.core.sequential`)."""
+    final audit on the pilots' outputs plus fresh exploration outputs — or, when the audit's
+    exploration is larger than one chunk per side (:data:`dpcheck.core.sequential.REUSE_MAX`),
+    on the budget the pilots left, explored as a fixed-budget audit explores (on the executor,
+    with bounded memory) (:mod:`dpcheck.core.sequential`)."""
     stages: list[Stage] = []
     prior = None
     final_alpha = setup.alpha * (1 - sum(p[1] for p in plan))
-    final_confirm = samples - exploration_size(samples, setup.explore_fraction)
+    n_explore = exploration_size(samples, setup.explore_fraction)
+    reuse = keeps_pilots(n_explore)
+    spent = sum(p[0] for p in plan)  # every pilot's budget per side
+    final_budget = samples if reuse else samples - spent
+    final_confirm = final_budget - exploration_size(final_budget, setup.explore_fraction)
+    drawn = 0
     for index, (budget, share, fraction) in enumerate(plan):
-        level = setup.alpha * share
+        level, drawn, name = setup.alpha * share, drawn + budget, pilot_name(index, len(plan))
         explored, certified, prior, counts = run_pilot(
             setup, d, d_prime, budget=budget, index=index, alpha=level,
-            explore_fraction=fraction, prior=prior)
+            explore_fraction=fraction, prior=prior, keep=reuse, name=name)
         last = index == len(plan) - 1  # the earlier pilots explore too little to judge
         projected = (None if within is None or certified.violation or not last else
                      budget_projection(setup, explored, counts, n_final=final_confirm,
                                        alpha=final_alpha))
-        stages.append(Stage(f"pilot {index + 1}", budget, level, certified.epsilon_lower,
+        stages.append(Stage(name, budget, level, certified.epsilon_lower,
                             certified.p_value, certified.violation, projected))
         if certified.violation or (projected is not None and precise_enough(
                 certified.epsilon_lower, projected, setup.claim.epsilon, within)):
             result = _result(dataclasses.replace(setup, alpha=level), explored, certified,
                              start=start, explore_seconds=time.perf_counter() - start)
-            return _staged(result, setup, stages, samples)
+            return staged(result, setup.alpha, stages, samples, drawn, within)
     final = dataclasses.replace(setup, alpha=final_alpha)
-    n_explore = exploration_size(samples, setup.explore_fraction)
-    keep = min(prior[0].shape[0], n_explore - 1)  # within the exploration budget
-    explored = explore(final, d, d_prime, n_explore=n_explore - keep,
-                       n_confirm=samples - n_explore, prior=(prior[0][:keep], prior[1][:keep]))
-    result = finish(final, explored, start=start)
-    stages.append(Stage("final", samples, final.alpha, result.epsilon_lower, result.p_value,
-                        result.violation))
-    return _staged(result, setup, stages, samples)
-
-
-def _staged(result: AuditResult, setup: Setup, stages: list[Stage], budget: int) -> AuditResult:
-    """The result of the stage that ended a sequential audit, as the audit's: the audit's α,
-    the samples drawn by all stages, the weighted-Bonferroni p-value and the stages."""
-    return dataclasses.replace(
-        result, alpha=setup.alpha, samples=result.explore_samples + result.confirm_samples,
-        p_value=combined_p_value(stages, setup.alpha), stages=tuple(stages), budget=budget)
+    if reuse:  # every pilot output (at most n_explore per side) is final exploration
+        assert prior is not None
+        keep = min(prior[0].shape[0], n_explore)
+        explored = explore(final, d, d_prime, n_explore=n_explore - keep,
+                           n_confirm=final_confirm, prior=(prior[0][:keep], prior[1][:keep]))
+        result = finish(final, explored, start=start)
+    else:
+        n_more = exploration_size(final_budget, setup.explore_fraction)
+        explored = explore(final, d, d_prime, n_explore=n_more, n_confirm=final_confirm)
+        result = finish(final, explored, start=start, done=2 * (spent + n_more),
+                        total=2 * samples)
+    stages.append(Stage("final", final_budget, final.alpha, result.epsilon_lower,
+                        result.p_value, result.violation))
+    return staged(result, setup.alpha, stages, samples, samples, within)
 
 
 def finish(
@@ -309,7 +319,7 @@ def finish(
     explore_seconds = time.perf_counter() - start  # everything before confirmation
     n_explore, n_confirm = explored.n_explore, explored.n_confirm
     samples = n_explore + n_confirm
-    saved = _open_checkpoint(setup, explored, samples)
+    saved = audit_checkpoint(setup, explored, samples)
     sizes = confirmation_sizes(explored)
     chosen = explored.chosen
     if saved is not None:
@@ -324,22 +334,6 @@ def finish(
     certified = setup.certifier.certify(setup.claim, chosen,
                                         oriented_counts(chosen, counts, sizes), setup.alpha)
     return _result(setup, explored, certified, start=start, explore_seconds=explore_seconds)
-
-
-def _open_checkpoint(setup: Setup, explored: Explored, samples: int) -> Checkpoint | None:
-    """The audit's checkpoint (``None`` without one), fingerprinted with every argument that
-    determines its counts."""
-    if setup.checkpoint is None:
-        return None
-    seed_seq = explored.seed_seq
-    return Checkpoint.open(setup.checkpoint, fingerprint(
-        setup.mechanism, explored.d, explored.d_prime, setup.claim, samples=samples,
-        alpha=setup.alpha, chunk=_confirmation.CHUNK,
-        seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
-        candidates=setup.candidates, explore_fraction=setup.explore_fraction,
-        max_atoms=setup.max_atoms, float_features=setup.float_features, ties=setup.ties,
-        features=None if setup.features is None else stable_name(setup.features),
-        **({} if setup.support else {"support": False})))
 
 
 def _result(setup: Setup, explored: Explored, certified: Certified, *, start: float,

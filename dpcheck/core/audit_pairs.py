@@ -19,7 +19,10 @@ A claim is refuted if it fails on *any* neighbouring pair. Two ways to spend a b
   counted again (design §4 rule 1), exactly as the choice of an event is. With ``m`` pairs the
   confirmed counts are about ``m`` times larger (the standard error of the log-ratio shrinks
   by ``√m``) and no Bonferroni factor ``m`` is paid; the price is that a pair not chosen is
-  not certified at all. With one pair it is ``confirm="each"``.
+  not certified at all. With one pair it is ``confirm="each"``. The confirmed pair's
+  ``samples`` are its own exploration (re-exploration included) and the pooled confirmation;
+  the rest of the ``2·samples·len(pairs)`` calls (the other pairs' explorations, every pilot)
+  chose the pair and belong to no result.
 
 Why a pilot: the validation scores that rank events inside a pair extrapolate rare events to
 the confirmation size, and their maximum over pairs is a winner's curse (an event seen 4 times
@@ -74,7 +77,7 @@ from dpcheck.core.confirm import confirm_counts, oriented_counts
 from dpcheck.core.explore import exploration_size, explore, setup_audit
 from dpcheck.core.results import AuditResult
 from dpcheck.errors import InvalidArgument, PrivacyViolation
-from dpcheck.internal.progress import Reporter, reporter
+from dpcheck.internal.progress import pair_progress, reporter
 from dpcheck.internal.rng import child
 from dpcheck.stats import ratio_lower
 from dpcheck.validation import check_alpha, check_int, check_seed
@@ -211,14 +214,19 @@ def audit_pairs(
     for i, pair in enumerate(pairs):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise InvalidArgument(f"pairs[{i}]={pair!r} must be a (d, d_prime) pair")
+        if pair[0] is None or pair[1] is None:
+            raise InvalidArgument(f"pairs[{i}]={pair!r} must be a pair of datasets (not None)")
     if confirm not in ("each", "best"):
         raise InvalidArgument(f"confirm={confirm!r} must be 'each' or 'best'")
+    unknown = sorted(set(kwargs) - set(_AUDIT_OPTIONS))
+    if unknown:
+        raise InvalidArgument(f"{unknown[0]}={kwargs[unknown[0]]!r} is not an option of audit")
     if confirm == "best":
         return _confirm_best(mechanism, pairs, claim, alpha, root, kwargs)
     level = alpha / len(pairs)
     overall = reporter(kwargs.pop("progress", None))
     results = tuple(audit(mechanism, d, d_prime, claim, alpha=level,
-                          seed=child(root, "pair", i), progress=_pair_progress(overall, i, m),
+                          seed=child(root, "pair", i), progress=pair_progress(overall, i, m),
                           **kwargs)
                     for i, (d, d_prime), m in zip(range(len(pairs)), pairs,
                                                    [len(pairs)] * len(pairs)))
@@ -226,29 +234,11 @@ def audit_pairs(
     return PairsResult(results, best, alpha)
 
 
-def _pair_progress(overall: Reporter | None, i: int, m: int) -> Any:
-    """The ``progress`` of pair ``i`` of ``m`` audited one after the other: its counts offset
-    by the pairs before it, its phases labelled with the pair."""
-    if overall is None:
-        return None
-
-    def progress(done: int, total: int, phase: str = "") -> None:
-        overall.total = total * m
-        overall.at(i * total + done, f"{phase} (pair {i + 1}/{m})")
-
-    return progress
-
-
 def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, root: Any,
                   kwargs: dict[str, Any]) -> PairsResult:
     """``confirm="best"``: explore every pair, confirm the best on the pooled budget."""
     start = time.perf_counter()
-    defaults = {name: p.default for name, p in inspect.signature(audit).parameters.items()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY}
-    unknown = sorted(set(kwargs) - set(defaults))
-    if unknown:
-        raise InvalidArgument(f"{unknown[0]}={kwargs[unknown[0]]!r} is not an option of audit")
-    options = {**defaults, **kwargs, "alpha": alpha, "seed": root}
+    options = {**_AUDIT_OPTIONS, **kwargs, "alpha": alpha, "seed": root}
     if options.pop("sequential") is not False:
         raise InvalidArgument(f"sequential={kwargs['sequential']!r} is not supported with "
                               "confirm='best' (it confirms one pair on the pooled budget); use "
@@ -299,6 +289,10 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
         row = max(1, leading[0][1].out_d[:1].nbytes)
         n_more = min(round(setup.explore_fraction * (n_explore + pooled)),
                      max(n_explore, MAX_EXPLORE_BYTES // row)) - n_explore
+        # ... and never more than half the pooled budget for all of them (as a single audit
+        # explores on at most half its budget): at explore_fraction ≥ 0.5 two re-explorations
+        # of that share would take more than the whole pooled confirmation
+        n_more = min(n_more, (pooled - pooled // 2) // len(leading))
     best, chosen = leading[0]
     refined: list[float | None] = [None] * m
     settled: list[float | None] | None = None
@@ -343,6 +337,11 @@ def _confirm_best(mechanism: Any, pairs: list[Any], claim: Any, alpha: float, ro
                        tuple(refined) if n_more > 0 else None,
                        None if settled is None else tuple(settled))
 
+
+#: The keyword options of :func:`dpcheck.audit` and their defaults (``**kwargs`` must be among
+#: them, whichever ``confirm``).
+_AUDIT_OPTIONS = {name: p.default for name, p in inspect.signature(audit).parameters.items()
+                  if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 #: Pairs leading on their pilot scores that are re-explored before one is confirmed (module
 #: docstring, "Why two").

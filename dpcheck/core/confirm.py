@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcheck.core.checkpoint import Checkpoint
+from dpcheck.core.checkpoint import Checkpoint, fingerprint, stable_name
 from dpcheck.core.executor import chunk_generator, chunk_sizes, run_chunks
 from dpcheck.events.event import Candidate, Event, across_blocks
 from dpcheck.features.featurizer import Featurizer
@@ -25,8 +25,8 @@ from dpcheck.stats import poisson_size
 if TYPE_CHECKING:
     from dpcheck.core.explore import Explored
 
-__all__ = ["CHUNK", "confirm_counts", "confirmation_sizes", "confirmed_events", "count_chunk", "count_outputs",
-           "oriented_counts"]
+__all__ = ["CHUNK", "audit_checkpoint", "confirm_counts", "confirmation_sizes", "confirmed_events",
+           "count_chunk", "count_outputs", "oriented_counts"]
 
 #: Confirmation samples are drawn in chunks of this many outputs (fixed: results depend on it).
 CHUNK = 1 << 20
@@ -61,6 +61,23 @@ def oriented_counts(
             n_p = n_q = sizes[0] + sizes[1]
         out.append((k_p, n_p, k_q, n_q))
     return out
+
+
+def audit_checkpoint(setup: Any, explored: Any, samples: int) -> Checkpoint | None:
+    """The confirmation checkpoint of an audit (:func:`dpcheck.core.audit.finish`: its
+    :class:`~dpcheck.core.explore.Setup` and :class:`~dpcheck.core.explore.Explored`; ``None``
+    without one), fingerprinted with every argument that determines its counts."""
+    if setup.checkpoint is None:
+        return None
+    seed_seq = explored.seed_seq
+    return Checkpoint.open(setup.checkpoint, fingerprint(
+        setup.mechanism, explored.d, explored.d_prime, setup.claim, samples=samples,
+        alpha=setup.alpha, chunk=CHUNK,  # read at call time (tests shrink it)
+        seed={"entropy": seed_seq.entropy, "spawn_key": list(seed_seq.spawn_key)},
+        candidates=setup.candidates, explore_fraction=setup.explore_fraction,
+        max_atoms=setup.max_atoms, float_features=setup.float_features, ties=setup.ties,
+        features=None if setup.features is None else stable_name(setup.features),
+        **({} if setup.support else {"support": False})))
 
 
 def confirm_counts(

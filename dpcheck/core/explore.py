@@ -190,8 +190,8 @@ def explore(
     fresh outputs per side (design §4 rule 1: nothing drawn here is counted again).
 
     ``prior``: outputs of D and D′ from earlier exploration (never counted for confirmation),
-    put in front of the ``n_explore`` new ones; ``stream`` names the seed stream of the new
-    ones (distinct names give independent outputs)."""
+    put in front of the ``n_explore`` new ones (none drawn when ``n_explore`` is 0); ``stream``
+    names the seed stream of the new ones (distinct names give independent outputs)."""
     seed_seq = setup.seed_seq if seed_seq is None else seed_seq
     claim = setup.claim
     trailing = kind = None
@@ -201,13 +201,16 @@ def explore(
     if rep is not None:
         rep.at(rep.done, "explore")  # at once: exploration may take a while
     split = prior is None and n_explore > EXPLORE_CHUNK  # validation on the workers
-    out_d, out_dp = _draw_sides(setup, d, d_prime, min(n_explore, EXPLORE_CHUNK) if split
-                                else n_explore, seed_seq, stream, trailing, kind, split)
+    if prior is not None and n_explore == 0:  # the prior is the whole exploration sample
+        out_d, out_dp = prior
+    else:
+        out_d, out_dp = _draw_sides(setup, d, d_prime, min(n_explore, EXPLORE_CHUNK) if split
+                                    else n_explore, seed_seq, stream, trailing, kind, split)
+        if prior is not None:
+            out_d = np.concatenate([prior[0], out_d])
+            out_dp = np.concatenate([prior[1], out_dp])
     if rep is not None:
         rep.at(rep.done, "select")  # features and event selection
-    if prior is not None:
-        out_d = np.concatenate([prior[0], out_d])
-        out_dp = np.concatenate([prior[1], out_dp])
     featurizer = Featurizer.build(out_d, setup.features, out_dp,
                                   float_bits=setup.float_features)
     wanted = setup.certifier.selection(claim)

@@ -144,20 +144,24 @@ class AuditResult:
     witness
         The confirmed event that achieves ``epsilon_lower``.
     samples, explore_samples, confirm_samples
-        Outputs drawn per dataset: in total, for event selection, and for the bounds. In a
-        sequential audit, of the stage that ended it (its exploration sample includes the
-        earlier stages' outputs), so ``samples`` is what the whole audit drew.
+        Outputs per dataset: in total, for event selection, and for the bounds (nominal
+        sizes: a Poissonized confirmation draws ``Poisson(n − 3√n)``, the witness's
+        ``bound.n_p``/``n_q``). In a sequential audit ``samples`` is the budget per side of
+        the stages run (the pilots' budgets up to the one that ended it, or the whole
+        ``budget`` when the final stage ran) and the other two are the ending stage's (its
+        exploration sample may include the earlier stages' outputs).
     power_floor, support_floor
         What a pass rules out (:func:`dpcheck.stats.power_floor`: per event mass, the ratio
         a confirmed event would have refuted with probability ≥ 0.9); the smallest mass of an
         output value produced under one dataset only that the audit refutes with probability
         ≥ 0.9, exploration and confirmation together (:mod:`dpcheck.events.support`; ``None``
         with ``support=False`` or for curve claims).
-    stages, budget
+    stages, budget, stop_within
         Sequential audits (``audit(sequential=True)``, :mod:`dpcheck.core.sequential`): each
         stage run (:class:`dpcheck.core.sequential.Stage`: name, budget per side, level,
-        ε lower bound, p-value, whether it refuted the claim) and the ``samples`` upper limit;
-        ``None`` for fixed-budget audits. ``p_value`` is then the weighted-Bonferroni
+        ε lower bound, p-value, whether it refuted the claim), the ``samples`` upper limit and
+        the ``stop_within`` the audit was given; ``None`` for fixed-budget audits (and
+        ``stop_within`` without one). ``p_value`` is then the weighted-Bonferroni
         combination over the stages, and the bounds are those of the last stage (valid at its
         level, below ``alpha``).
     warnings
@@ -199,6 +203,7 @@ class AuditResult:
     support_floor: float | None = None
     stages: tuple[Any, ...] | None = None
     budget: int | None = None
+    stop_within: float | None = None
 
     @property
     def sampler_mismatch(self) -> bool:
@@ -235,12 +240,16 @@ class AuditResult:
                          "the values only (the real-valued idealisation)")
         if self.curve is not None:
             lower = ", ".join(f"{k} >= {v:.4g}" for k, v in self.parameter_lower.items())
-            lines.append(f"  curve: margin {self.curve['margin']:.3g} outside the claimed curve"
-                         f" at the witness" + (f"; {lower}" if lower else ""))
-        if self.power_floor:
+            margin = self.curve["margin"]
+            where = (f"{margin:.3g} outside the claimed curve" if margin > 0 else
+                     f"{-margin:.3g} inside the claimed curve")
+            lines.append(f"  curve: the witness's box is {where}"
+                         + (f"; {lower}" if lower else ""))
+        finite = [f for f in self.power_floor or () if math.isfinite(f["ratio"])]
+        if finite:  # (every ratio is infinite when the budget is too small to rule anything out)
             lines.append("  rules out (power >= 0.9, had the event been confirmed): "
                          + "; ".join(f"mass {f['mass']:g} with p/q >= {f['ratio']:.3g}"
-                                     for f in self.power_floor if math.isfinite(f["ratio"])))
+                                     for f in finite))
         if self.support_floor is not None and math.isfinite(self.support_floor):
             lines.append(f"  rare values: one produced under one dataset only with mass >= "
                          f"{self.support_floor:.3g} is refuted with probability >= 0.9")
@@ -316,7 +325,8 @@ class AuditResult:
             **({} if self.support_floor is None
                else {"support_floor": json_safe(self.support_floor)}),
             **({} if self.stages is None else {"sequential": {
-                "budget": self.budget, "stages": [s.to_dict() for s in self.stages]}}),
+                "budget": self.budget, "stages": [s.to_dict() for s in self.stages],
+                **({} if self.stop_within is None else {"stop_within": self.stop_within})}}),
         }
 
     def __post_init__(self) -> None:

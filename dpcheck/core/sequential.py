@@ -5,16 +5,19 @@ audit, two **pilot audits** run — each a complete explore → confirm audit on
 streams, at :data:`PILOT_BUDGETS` of the exploration size (1 % and 9 % of ``samples`` at the
 default ``explore_fraction`` of 0.1, so both end at 1/10 of the budget), exploring on
 :data:`PILOT_EXPLORE` of their budgets and at :data:`PILOT_ALPHAS` of α (2.5 % and 10 %). The
-audit stops at the first pilot that refutes the claim; its result reports the samples actually
-drawn. With ``stop_within=τ`` it also stops at the last pilot when its bound is at least τ and
-already as good as the budget promises (:func:`precise_enough`): what the pilot can tell the
+audit stops at the first pilot that refutes the claim; its result reports the budget of the
+stages run. With ``stop_within=τ`` it also stops at the last pilot when its bound is at least τ
+and already as good as the budget promises (:func:`precise_enough`): what the pilot can tell the
 final stage would certify (:func:`budget_projection`: its events with their probabilities at
 the favourable ends of its intervals, and a selection on its exploration sample sized for the
 final confirmation) is at most τ above the pilot's bound and τ below the claimed ε. Otherwise
 the **final audit** runs at the remaining ``(1 − Σ PILOT_ALPHAS)·α`` (87.5 %)
 and takes *every pilot output* (exploration and confirmation) as part of its exploration
 sample, topped up to the usual exploration size: its confirmation sample is that of a
-fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections).
+fixed-budget audit, and a pass costs no extra outputs (only the pilots' selections). Above one
+exploration chunk per side (:data:`REUSE_MAX`) keeping the pilots' outputs would hold the whole
+exploration in this process: there the pilots run as fixed-budget audits do (chunked, on the
+executor) and the final audit explores afresh on the budget they left (:func:`run_pilot`).
 
 Why this schedule (``benchmarks/README.md``, "Sequential audits", Stop 37): the mildly broken entries of
 the zoo that a fixed audit refutes near 10⁵ outputs per side need an exploration of a few 10⁴
@@ -59,21 +62,26 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcheck.claims import ApproxDP, PureDP
 from dpcheck.core.certify import Certified, Certifier
-from dpcheck.core.confirm import (confirmation_sizes, confirmed_events, count_outputs,
-                                  oriented_counts)
+from dpcheck.core.confirm import (confirm_counts, confirmation_sizes, confirmed_events,
+                                  count_outputs, oriented_counts)
 from dpcheck.core.executor import chunk_generator
-from dpcheck.core.explore import POISSON_MIN, Explored, Setup, exploration_size, explore
+from dpcheck.core.results import AuditResult
+from dpcheck.core.explore import (EXPLORE_CHUNK, POISSON_MIN, Explored, Setup,
+                                  exploration_size, explore)
 from dpcheck.events.event import Candidate
 from dpcheck.events.select import select_events
 from dpcheck.events.slots import FEW_COUNTS
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
+from dpcheck.errors import InvalidArgument
 from dpcheck.stats import cp_lower, cp_upper
+from dpcheck.validation import check_epsilon
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
            "run_pilot", "combined_p_value", "reachable", "budget_projection", "precise_enough",
-           "PROJECTION_LEVEL"]
+           "check_stop_within", "keeps_pilots", "staged", "PROJECTION_LEVEL", "REUSE_MAX"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: together they are the exploration size, and every pilot output is reused
@@ -85,6 +93,11 @@ PILOT_ALPHAS = (0.025, 0.1)
 PILOT_EXPLORE = (0.1, 0.3)
 #: Smallest pilot budget per side: below it a pilot is skipped.
 MIN_PILOT = 2000
+#: Largest exploration size per side (of the whole audit) at which the pilots' outputs are kept
+#: and become the final stage's exploration sample: one exploration chunk. Above it the pilots
+#: run as fixed-budget audits do (chunked, on the executor, bounded memory) and the final
+#: stage explores afresh on the budget they left (:func:`run_pilot`'s ``keep``).
+REUSE_MAX = EXPLORE_CHUNK
 #: One-sided level of the intervals whose favourable ends :func:`reachable` projects.
 PROJECTION_LEVEL = 0.05
 
@@ -120,6 +133,31 @@ def pilot_plan(samples: int, explore_fraction: float) -> tuple[tuple[int, float,
     plan = ((int(f * n_explore), a, max(e, explore_fraction))
             for f, a, e in zip(PILOT_BUDGETS, PILOT_ALPHAS, PILOT_EXPLORE))
     return tuple(p for p in plan if p[0] >= MIN_PILOT)
+
+
+def keeps_pilots(n_explore: int) -> bool:
+    """Whether an audit exploring on ``n_explore`` outputs per side keeps its pilots' outputs as
+    its final stage's exploration sample (at most :data:`REUSE_MAX`), or runs them as
+    fixed-budget audits and explores afresh (:func:`run_pilot`'s ``keep``)."""
+    return n_explore <= REUSE_MAX
+
+
+def staged(result: AuditResult, alpha: float, stages: list[Stage], budget: int,
+           spent: int, within: float | None = None) -> AuditResult:
+    """The result of the stage that ended a sequential audit of ``budget`` at level ``alpha``
+    (with ``stop_within=within``), as the audit's: ``alpha``, the samples per side the stages
+    run were given (``spent``: the pilots' budgets, or the whole budget when the final stage
+    ran), the weighted-Bonferroni p-value, the stages and ``within``."""
+    return dataclasses.replace(
+        result, alpha=alpha, samples=spent, p_value=combined_p_value(stages, alpha),
+        stages=tuple(stages), budget=budget, stop_within=within)
+
+
+def pilot_name(index: int, planned: int = len(PILOT_BUDGETS)) -> str:
+    """The name of pilot ``index`` of a plan of ``planned`` pilots: its place in
+    :data:`PILOT_BUDGETS` (:func:`pilot_plan` drops the small first pilot of small budgets, so
+    a lone pilot is "pilot 2", the 9 % one)."""
+    return f"pilot {index + 1 + len(PILOT_BUDGETS) - planned}"
 
 
 def combined_p_value(stages: list[Stage], alpha: float) -> float:
@@ -178,6 +216,25 @@ def budget_projection(setup: Setup, explored: Explored,
     return max([mine, *(c.score for c in fresh if c.explore_p >= FEW_COUNTS)])
 
 
+def check_stop_within(within: Any, claim: Any) -> float:
+    """``stop_within`` validated against the audited ``claim``: a number > 0 (in ε), for a
+    :class:`~dpcheck.PureDP` or :class:`~dpcheck.ApproxDP` claim (the rule compares ε bounds
+    with the claimed ε; a curve claim's parameter is not an ε), and at most half the claimed ε
+    (:func:`precise_enough` needs a bound ≥ τ that stays τ below the claimed ε, so a larger τ
+    could never stop the audit)."""
+    within = check_epsilon(within, "stop_within")
+    if not isinstance(claim, (PureDP, ApproxDP)):
+        raise InvalidArgument(
+            f"stop_within={within!r} needs a PureDP or ApproxDP claim: it compares ε bounds "
+            f"with the claimed ε, and {type(claim).__name__} is a curve claim")
+    if within > claim.epsilon / 2:
+        raise InvalidArgument(
+            f"stop_within={within!r} must be <= epsilon/2={claim.epsilon / 2!r}: the audit "
+            "stops early only with a bound of at least stop_within that stays stop_within "
+            "below the claimed epsilon")
+    return within
+
+
 def precise_enough(bound: float, projected: float, claimed: float, within: float) -> bool:
     """Whether a pilot that certified ``bound`` (and did not refute the claim of ε =
     ``claimed``) may end an audit with ``stop_within=within``: the pilot found evidence
@@ -192,31 +249,51 @@ def precise_enough(bound: float, projected: float, claimed: float, within: float
 def run_pilot(
     setup: Setup, d: Any, d_prime: Any, *, budget: int, index: int, alpha: float,
     explore_fraction: float, prior: tuple[NDArray[Any], NDArray[Any]] | None,
-) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]],
+    keep: bool = True, name: str | None = None,
+) -> tuple[Explored, Certified, tuple[NDArray[Any], NDArray[Any]] | None,
            list[tuple[int, int, int, int]]]:
     """Pilot ``index``: a complete audit of ``budget`` outputs per side at level ``alpha``,
     exploring on ``explore_fraction`` of them, on the seed streams ``child(seed, "pilot",
-    index)``, in this process. ``prior``: earlier pilots'
-    outputs, used as extra exploration data. Returns the exploration, the certified bounds,
-    every output this pilot saw (the prior, its exploration and its confirmation outputs), for
-    the next stage's exploration, and the oriented counts its bounds came from."""
+    index)`` (``name``: its name in progress reports, default :func:`pilot_name`). ``prior``:
+    earlier pilots' outputs, used as extra exploration data. Returns the
+    exploration, the certified bounds, every output this pilot saw (the prior, its exploration
+    and its confirmation outputs) for the next stage's exploration, and the oriented counts its
+    bounds came from.
+
+    ``keep=False`` (audits whose exploration exceeds :data:`REUSE_MAX`): nothing is kept for the
+    next stage (``None`` instead of the outputs) and the pilot runs as a fixed-budget audit
+    does — its exploration chunked on the executor, its confirmation counted chunk by chunk
+    there (:func:`dpcheck.core.confirm.confirm_counts`) — so memory stays bounded and the
+    workers do the drawing. ``keep=True``: the pilot runs in this process, its confirmation in
+    one draw per side (at most :data:`REUSE_MAX` outputs)."""
     seq = child(setup.seed_seq, "pilot", index)
-    stage = dataclasses.replace(setup, alpha=alpha, seed_seq=seq, executor=None, checkpoint=None)
+    stage = dataclasses.replace(setup, alpha=alpha, seed_seq=seq, checkpoint=None,
+                                **({"executor": None} if keep else {}))
     n_explore = exploration_size(budget, explore_fraction)
     explored = explore(stage, d, d_prime, n_explore=n_explore, n_confirm=budget - n_explore,
                        seed_seq=seq, prior=prior)
     sizes = confirmation_sizes(explored)
-    events = confirmed_events(explored.chosen)
     out_d = explored.out_d
     shape, kind = out_d.shape[1:], out_d.dtype.kind
+    rep, name = setup.progress, name or pilot_name(index)
+    if not keep:
+        done = 0 if rep is None else rep.done
+        pairs = confirm_counts(
+            setup.sampler, d, d_prime, explored.featurizer, explored.chosen, sizes, seq,
+            (shape, kind), None if rep is None else _pilot_progress(rep, name), done,
+            done + sum(sizes), setup.executor)
+        oriented = oriented_counts(explored.chosen, pairs, sizes)
+        certified = setup.certifier.certify(setup.claim, explored.chosen, oriented, alpha)
+        return explored, certified, None, oriented
+    events = confirmed_events(explored.chosen)
     seen, counts = [], np.zeros((len(events), 2), dtype=np.int64)
     for side, (data, size) in enumerate(zip((d, d_prime), sizes)):
         out = draw(setup.sampler, data, size, chunk_generator(seq, "confirm", side, 0),
                    arg="mechanism", trailing=shape, kind=kind)
         counts[:, side] = count_outputs(out, explored.featurizer, events, seq, side, 0)
         seen.append(out)
-        if setup.progress is not None:
-            setup.progress.advance(size, f"pilot {index + 1} confirm")
+        if rep is not None:
+            rep.advance(size, f"{name} confirm")
     pairs = [(int(a), int(b)) for a, b in counts]
     oriented = oriented_counts(explored.chosen, pairs, sizes)
     certified = setup.certifier.certify(setup.claim, explored.chosen, oriented, alpha)
@@ -225,3 +302,10 @@ def run_pilot(
     outputs = (np.concatenate([explored.out_d, seen[0]])[:n],
                np.concatenate([explored.out_dp, seen[1]])[:n])
     return explored, certified, outputs, oriented
+
+
+def _pilot_progress(rep: Any, name: str) -> Any:
+    """A :func:`~dpcheck.core.confirm.confirm_counts` progress callback for the pilot ``name``."""
+    def progress(done: int, total: int) -> None:
+        rep.at(done, f"{name} confirm")
+    return progress

@@ -36,7 +36,7 @@ MILD_SHORTLIST = 100
 
 
 def _wilson(k: NDArray[np.float64], n: float, alpha: float, sign: float) -> NDArray[np.float64]:
-    z = float(ndtri(1.0 - alpha))
+    z = -float(ndtri(alpha))  # not ndtri(1 - alpha): that is inf once 1 - alpha rounds to 1
     z2 = z * z
     centre = k + z2 / 2
     spread = z * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z2 / 4)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-__all__ = ["ProgressBar", "PhaseProgress", "Reporter", "takes_phase"]
+__all__ = ["ProgressBar", "PhaseProgress", "Reporter", "pair_progress", "takes_phase"]
 
 
 def takes_phase(callback: Callable[..., Any]) -> bool:
@@ -143,3 +143,16 @@ class PhaseProgress:
         if self.tty and self._phase is not None:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def pair_progress(overall: Reporter | None, i: int, m: int) -> Any:
+    """The ``progress`` of pair ``i`` of ``m`` audited one after the other: its counts offset
+    by the pairs before it, its phases labelled with the pair."""
+    if overall is None:
+        return None
+
+    def progress(done: int, total: int, phase: str = "") -> None:
+        overall.total = total * m
+        overall.at(i * total + done, f"{phase} (pair {i + 1}/{m})")
+
+    return progress

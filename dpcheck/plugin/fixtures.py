@@ -16,6 +16,7 @@ import pytest
 
 from dpcheck.core.accuracy import AccuracyResult, check_accuracy
 from dpcheck.core.audit import audit
+from dpcheck.core.sequential import check_stop_within
 from dpcheck.core.results import AuditResult, json_safe
 from dpcheck.validation import check_real
 from dpcheck.errors import AccuracyViolation, InvalidArgument, PrivacyViolation
@@ -132,6 +133,10 @@ def dp_audit(_dpcheck_recorder: _Recorder) -> Any:
             **kwargs: Any) -> AuditResult:
         __tracebackhide__ = True
         _reject(kwargs, ("alpha", "seed"), "dp_audit")
+        if kwargs.get("stop_within") is not None:
+            # checked whatever the session's --dpcheck-sequential, so a test's validity does not
+            # depend on it
+            check_stop_within(kwargs["stop_within"], claim)
         if not kwargs.get("sequential", r.state.sequential):
             kwargs.pop("stop_within", None)  # a fixed budget has no pilots to stop at
         i, alpha = r.next_alpha()
