@@ -11,7 +11,7 @@
 
 All are tested through events: an event S gives the pair ``(p, q) = (P[M(D) ∈ S],
 P[M(D′) ∈ S])`` (oriented so that ``p ≥ q``), and by post-processing (data processing) every
-curve claim restricts which pairs are possible: ``1 − q ≥ f(1 − p)`` for f-DP, ``p ≤ e^ε q +
+curve claim restricts which pairs are possible: ``q ≥ f(1 − p)`` for f-DP, ``p ≤ e^ε q +
 δ(ε)`` for every ε for a δ-curve, ``D_α(Bern(p) ‖ Bern(q)) ≤ ε(α)`` for Rényi claims.
 :meth:`margin` measures how far the confidence box ``{p ≥ p_low, q ≤ q_high}`` lies outside the
 possible set (> 0: every pair in the box refutes the claim, because each restriction is monotone
@@ -40,21 +40,30 @@ import numpy as np
 from scipy.special import ndtr, ndtri, rel_entr
 
 from dpcheck.errors import InvalidArgument
-from dpcheck.validation import check_real, fmt
+from dpcheck.validation import MAX_EPSILON, check_real, fmt
 
 __all__ = ["GaussianDP", "TradeOff", "ZCDP", "RenyiDP", "PrivacyCurve", "bernoulli_renyi",
            "gdp_delta", "zcdp_delta", "from_accountant", "CURVE_CLAIMS"]
 
 #: The ε at which a :class:`PrivacyCurve` is evaluated (0 to 12 in steps of 0.02).
 CURVE_GRID = np.linspace(0.0, 12.0, 601)
+#: The largest Rényi order a :class:`RenyiDP` claim may name (``D_α`` of Bernoulli pairs is
+#: computed in floating point; beyond this it loses all precision).
+MAX_ORDER = 1e4
 #: Rényi orders searched for zCDP margins and ρ lower bounds.
 ORDERS = np.concatenate([np.linspace(1.01, 4.0, 120), np.geomspace(4.0, 512.0, 120)[1:]])
 
 
-def _positive(name: str, value: Any) -> float:
+def _positive(name: str, value: Any, limit: float = MAX_EPSILON) -> float:
+    """A finite parameter in (0, ``limit``] (the ε it stands for must keep ``e^ε`` finite:
+    :data:`dpcheck.validation.MAX_EPSILON`)."""
     x = check_real(name, value)
     if not (0.0 < x < math.inf):
         raise InvalidArgument(f"{name}={fmt(value)} must be finite and > 0")
+    if x > limit:
+        raise InvalidArgument(f"{name}={fmt(value)} must be <= {limit:g} (its epsilon must "
+                              f"stay <= {MAX_EPSILON:g}: e^epsilon overflows float64 beyond "
+                              "about 709)")
     return x
 
 
@@ -153,6 +162,7 @@ class TradeOff:
                 or np.any(values > 1 - grid + 1e-9) or np.any(np.diff(values) > 1e-9)):
             raise InvalidArgument(f"f={fmt(self.f)} must be a trade-off function: "
                                   "non-increasing, 0 <= f(x) <= 1 - x on [0, 1]")
+        object.__setattr__(self, "epsilon", _positive("epsilon", self.epsilon))
 
     @property
     def delta(self) -> float:
@@ -179,7 +189,7 @@ class ZCDP:
     rho: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rho", _positive("rho", self.rho))
+        object.__setattr__(self, "rho", _positive("rho", self.rho, MAX_EPSILON ** 2 / 2))
 
     @property
     def epsilon(self) -> float:
@@ -223,8 +233,9 @@ class RenyiDP:
 
     def __post_init__(self) -> None:
         a = check_real("alpha", self.alpha)
-        if not (1.0 < a < math.inf):
-            raise InvalidArgument(f"alpha={fmt(self.alpha)} must be a finite order > 1")
+        if not (1.0 < a <= MAX_ORDER):
+            raise InvalidArgument(f"alpha={fmt(self.alpha)} must be an order in (1, "
+                                  f"{MAX_ORDER:g}]")
         object.__setattr__(self, "alpha", a)
         object.__setattr__(self, "epsilon", _positive("epsilon", self.epsilon))
 
@@ -266,9 +277,17 @@ class PrivacyCurve:
                 or np.any(values > 1):
             raise InvalidArgument(f"delta_of_epsilon={fmt(self.delta_of_epsilon)} must return "
                                   "one delta in [0, 1] per epsilon")
+        object.__setattr__(self, "epsilon", _positive("epsilon", self.epsilon))
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return np.clip(np.asarray(self.delta_of_epsilon(eps), dtype=np.float64), 0.0, 1.0)
+        values = np.asarray(self.delta_of_epsilon(eps), dtype=np.float64)
+        if values.shape != eps.shape or not np.all(np.isfinite(values)):
+            # a NaN would make every margin NaN, and the check silently pass
+            bad = eps[~np.isfinite(values)][:1] if values.shape == eps.shape else eps[:0]
+            at = f" (at epsilon={bad[0]:g})" if bad.size else ""
+            raise InvalidArgument(f"delta_of_epsilon={fmt(self.delta_of_epsilon)} must return "
+                                  f"one finite delta per epsilon{at}")
+        return np.clip(values, 0.0, 1.0)
 
     @cached_property
     def profile(self) -> tuple[np.ndarray, np.ndarray]:

@@ -57,13 +57,21 @@ def check_real(name: str, value: Any) -> float:
     return out
 
 
+#: The largest ε a claim may state: ``e^ε`` overflows float64 beyond about 709.78, and no
+#: sample size can tell such claims apart.
+MAX_EPSILON = 700.0
+
+
 def check_epsilon(value: Any, name: str = "epsilon") -> float:
-    """ε must be a finite real number > 0."""
+    """ε must be a finite real number in (0, :data:`MAX_EPSILON`]."""
     eps = check_real(name, value)
     if not eps > 0:
         raise InvalidArgument(f"{name}={fmt(value)} must be > 0")
     if math.isinf(eps):
         raise InvalidArgument(f"{name}={fmt(value)} must be finite")
+    if eps > MAX_EPSILON:
+        raise InvalidArgument(f"{name}={fmt(value)} must be <= {MAX_EPSILON:g} (e^{name} "
+                              "overflows float64 beyond about 709)")
     return eps
 
 

@@ -98,3 +98,21 @@ def test_bad_trials(trial, match):
 
 def test_exported():
     assert dpcheck.check_accuracy is check_accuracy
+
+
+def test_a_one_output_trial_with_a_default_argument_is_not_vectorised():
+    """``trial(rng, scale=1.0)`` takes one required argument: it was called as
+    ``trial(size, rng)`` because its defaulted parameter was counted."""
+    r = check_accuracy(lambda rng, scale=1.0: abs(rng.laplace(0.0, scale)), alpha=3.0,
+                       beta=0.1, trials=200, seed=0)
+    assert r.trials == 200 and not r.violation
+
+
+def test_a_confidence_level_in_place_of_the_significance_level_is_refused():
+    """``confidence`` is the test's significance level: 0.95 refuted a claim that is exactly
+    true about 95 % of the time."""
+    with pytest.raises(InvalidArgument, match=r"confidence=0.95 must be <= 0.5: it is the "
+                                              r"test's significance level .* pass "
+                                              r"confidence=0.05"):
+        check_accuracy(lambda size, rng: np.abs(rng.laplace(0, 1, size)), alpha=math.log(20),
+                       beta=0.05, trials=100, seed=0, confidence=0.95)

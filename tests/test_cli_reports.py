@@ -55,6 +55,8 @@ def test_compare_cli_gates_json_and_common_only(tmp_path, capsys):
     assert "FAIL" in capsys.readouterr().err
     assert main(["report", "compare", str(a), str(b), "--fail-on", "none"]) == 0
     capsys.readouterr()
+    assert main(["report", "compare", str(a), str(b), "--fail-on", ""]) == 2  # not "none"
+    assert "--fail-on='' must name at least one of" in capsys.readouterr().err
     assert main(["report", "compare", str(a), str(b), "--json", "--fail-on", "failure"]) == 1
     out = json.loads(capsys.readouterr().out,
                      parse_constant=lambda c: pytest.fail(f"non-strict {c}"))

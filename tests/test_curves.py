@@ -89,12 +89,53 @@ def test_trade_off_claims_and_bad_input() -> None:
     assert r.violation and r.claim.describe() == "linear-DP"
     with pytest.raises(dpcheck.InvalidArgument, match=r"^mu=-1.0 must be finite and > 0"):
         dpcheck.GaussianDP(-1.0)
-    with pytest.raises(dpcheck.InvalidArgument, match=r"^alpha=1.0 must be a finite order > 1"):
+    with pytest.raises(dpcheck.InvalidArgument, match=r"^alpha=1.0 must be an order in \(1, "):
         dpcheck.RenyiDP(1.0, 1.0)
     with pytest.raises(dpcheck.InvalidArgument, match="must be a trade-off function"):
         dpcheck.TradeOff(lambda x: 1.0)
     with pytest.raises(dpcheck.InvalidArgument, match="one delta in"):
         dpcheck.PrivacyCurve(lambda e: np.full(np.shape(e), 2.0))
+
+
+@pytest.mark.parametrize("make, message", [
+    # e^ε overflowed inside the audit (a raw OverflowError) beyond ε ≈ 709
+    (lambda: dpcheck.GaussianDP(800), r"^mu=800 must be <= 700"),
+    (lambda: dpcheck.RenyiDP(2, 800), r"^epsilon=800 must be <= 700"),
+    (lambda: dpcheck.ZCDP(1e6), r"^rho=1000000.0 must be <= 245000"),
+    (lambda: dpcheck.PureDP(800), r"^epsilon=800 must be <= 700"),
+    # an order of 1e308 gave "no violation" with p = 1e-300
+    (lambda: dpcheck.RenyiDP(1e308, 1.0), r"^alpha=1e\+308 must be an order in \(1, 10000\]"),
+    # the ε at which events are selected was never checked: NaN passed a false claim
+    (lambda: dpcheck.TradeOff(lambda x: max(0.0, 1 - x - 0.2), epsilon=float("nan")),
+     r"^epsilon=nan must not be NaN"),
+    (lambda: dpcheck.PrivacyCurve(lambda e: np.zeros_like(e), epsilon=-1.0),
+     r"^epsilon=-1.0 must be finite and > 0")])
+def test_claims_outside_what_can_be_computed_are_refused(make, message) -> None:
+    with pytest.raises(dpcheck.InvalidArgument, match=message):
+        make()
+
+
+def test_a_curve_with_a_nan_is_refused_not_silently_passed() -> None:
+    """A δ(ε) curve returning NaN beyond ε = 6 made every margin NaN and the audit pass a
+    curve that the same data refutes with δ ≡ 0 (the construction only probes ε ∈ {0, 1, 5})."""
+    curve = dpcheck.PrivacyCurve(lambda e: np.where(e > 6, np.nan, 0.0), name="holey")
+    with pytest.raises(dpcheck.InvalidArgument, match=r"must return one finite delta per "
+                                                      r"epsilon \(at epsilon=6\.02\)"):
+        dpcheck.audit(gaussian(0.25), [1.0], [0.0], curve, samples=20_000, seed=0,
+                      float_features=False)
+
+
+def test_a_passing_curve_claim_reports_its_curve_not_a_pure_bound() -> None:
+    """1-GDP of the exactly 1-GDP Gaussian holds: the summary marks ε_lower as the pure-DP
+    bound it is (it exceeds μ), the witness is a box with evidence (not an empty support box
+    at the corner (0, 0)), and μ's lower bound stays below the truth."""
+    r = dpcheck.audit(gaussian(1.0), [1.0], [0.0], dpcheck.GaussianDP(1.0), samples=100_000,
+                      seed=0, float_features=False)
+    assert not r.violation and r.epsilon_lower > 1.0
+    assert "(pure DP, delta = 0" in r.summary()
+    assert r.witness.bound.p_low > 0 and r.curve["margin"] < 0
+    assert 0.9 < r.curve["parameter_lower"]["mu"] <= 1.0
+    assert "inside the claimed curve; mu >= " in r.summary()
 
 
 pytest_plugins = ["pytester"]
@@ -111,16 +152,30 @@ def gauss(d, size, rng):
 def test_gdp(dp_audit):
     dp_audit(gauss, [1.0], [0.0], dpcheck.GaussianDP(1.0), samples=100_000,
              float_features=False)
+
+def test_gdp_holds(dp_audit):
+    dp_audit(gauss, [1.0], [0.0], dpcheck.GaussianDP(2.5), samples=100_000,
+             float_features=False)
 ''')
     result = pytester.runpytest("-p", "no:randomly", "--dpcheck-report=out")
-    result.assert_outcomes(failed=1)  # σ = 0.5 is 2-GDP: the 1-GDP claim is refuted
+    result.assert_outcomes(failed=1, passed=1)  # σ = 0.5 is 2-GDP: 1-GDP is refuted
     from dpcheck.report import load_run
 
     doc = load_run(pytester.path / "out" / "latest")
-    (rec,) = doc["records"]
-    assert rec["verdict"] == "violation" and rec["result"]["claim"]["kind"] == "gdp"
-    assert rec["result"]["curve"]["parameter_lower"]["mu"] > 1.0
-    assert "1-GDP" in (pytester.path / "out" / "latest" / "audit.md").read_text()
+    refuted, holds = sorted(doc["records"], key=lambda r: r["nodeid"])
+    assert refuted["verdict"] == "violation" and refuted["result"]["claim"]["kind"] == "gdp"
+    assert refuted["result"]["curve"]["parameter_lower"]["mu"] > 1.0
+    md = (pytester.path / "out" / "latest" / "audit.md").read_text()
+    assert "1-GDP" in md
+    # judged by the curve, not by a pure-DP ε_lower against the curve's knee (a passing 2.5-GDP
+    # record read "ε lower bound 2.9 (claimed ε = 2.5; ε_lower/ε = 1.2)")
+    assert "inside the claimed curve; mu ≥ " in md and "outside the claimed curve" in md
+    assert "claimed ε = 2.5" not in md and "(δ = 0; not the curve claim's parameter)" in md
+    result.stdout.fnmatch_lines(["*gauss: 1-GDP: margin * outside the claimed curve (refutes "
+                                 "it); mu ≥ *"])
+    # no ε_lower / ε bars for curve records, and no (ε, δ) privacy-region figure
+    figures = {p.name for p in (pytester.path / "out" / "latest" / "figures").iterdir()}
+    assert not any(name.startswith(("epsilon", "region")) for name in figures), figures
 
 
 def test_dp_sgd_steps_against_their_accountant() -> None:

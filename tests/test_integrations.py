@@ -80,6 +80,9 @@ def test_diffprivlib_tool_with_output_index_and_fresh_accountants():
     (lambda: opendp_claim(float_laplace(), 1.0, delta=1e-5), "^delta=1e-05 must be None"),
     (lambda: opendp_claim(float_gaussian(), 1.0), "^delta=None"),
     (lambda: opendp_claim(float_gaussian(), 1.0, delta=0.0), "^delta=0.0 must be > 0"),
+    # OpenDP's own refusals of d_in came out raw (the CLI called them internal errors)
+    (lambda: opendp_claim(float_laplace(), -1.0), r"^d_in=-1.0 must be a distance >= 0"),
+    (lambda: opendp_claim(float_laplace(), "a"), r"^d_in='a' must be an input distance the "),
 ])
 def test_bad_arguments_raise_invalid_argument(call, match):
     with pytest.raises(InvalidArgument, match=match):

@@ -466,3 +466,4 @@ def test_dp_audit_checks_stop_within_whatever_the_session(pytester, sequential):
                                 "--dpcheck-report", "none", "--dpcheck-sequential", sequential)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*stop_within=-1.0 must be > 0*"])
+

@@ -43,8 +43,12 @@ def test_plain():
     doc = _run_doc(pytester.path)
     outcomes = {t["nodeid"].split("::")[-1]: (t["outcome"], t["dpcheck"]) for t in doc["tests"]}
     assert outcomes == {"test_audited": ("passed", True), "test_plain": ("failed", False)}
-    summary = (next((pytester.path / "out").glob("2*")) / "summary.md").read_text()
+    run = next((pytester.path / "out").glob("2*"))
+    summary = (run / "summary.md").read_text()
     assert "FAIL: 1 test(s) failed" in summary and "PASS" not in summary
+    # the files are beside the summary, wherever --dpcheck-report put them (it said reports/)
+    assert f"beside this file, in the run's folder `{run.name}/`" in summary
+    assert "`reports/" not in summary
     assert "FAIL: 1 test(s) failed" in result.stdout.str()
 
 

@@ -429,3 +429,11 @@ def test_html_stays_small_for_a_thousand_records():
     doc["records"], doc["tests"] = recs, tests
     size = len(render_html(doc).encode("utf-8"))
     assert size < 1_800_000, size / len(recs)  # 1,675 bytes per record (2,729 before)
+
+
+def test_load_run_refuses_what_is_not_a_path():
+    from dpcheck.errors import InvalidArgument
+    from dpcheck.report import load_run
+
+    with pytest.raises(InvalidArgument, match=r"^path=3 must be a path"):
+        load_run(3)

@@ -236,3 +236,37 @@ def test_finds_user_level_violation_and_shrinks_it() -> None:
     d, dp = s.pair
     assert rel.are_neighbours(d, dp) and all(len(u) == 3 for u in [*d, *dp])
     assert len(d) + len(dp) <= 3  # shrunk to one added user (plus at most one common user)
+
+
+@pytest.mark.parametrize("kind", ["raises", "nan"])
+def test_a_mechanism_that_fails_everywhere_is_an_error_not_a_clean_search(kind: str) -> None:
+    """Every candidate's audit was refused and the search answered "no counterexample"; now
+    the first error comes back (a mechanism that fails on *some* candidates is still
+    searched on the others)."""
+    def broken(data, size, rng):
+        if kind == "raises":
+            raise ValueError("boom")
+        return np.full(size, np.nan)
+
+    with pytest.raises(dpcheck.InvalidArgument, match=r"^mechanism=broken .*failed on every "
+                                                      r"candidate pair the search tried"):
+        dpcheck.find_counterexample(broken, dpcheck.PureDP(1.0), domain=[0, 1],
+                                    enumerate_max_records=2, samples=20_000,
+                                    explore_samples=2_000)
+
+    def picky(data, size, rng):  # refuses datasets with a 2, leaks on the others
+        if 2 in list(data):
+            raise ValueError("no 2s")
+        return np.sum(data) + rng.laplace(0.0, 0.2, size)
+
+    found = dpcheck.find_counterexample(picky, dpcheck.PureDP(1.0), domain=[0, 1, 2],
+                                        enumerate_max_records=2, samples=20_000,
+                                        explore_samples=2_000, seed=0)
+    assert found.found
+
+
+def test_a_search_with_no_candidates_is_an_error() -> None:
+    """``enumerate_max_records=0`` searched nothing and answered "no counterexample"."""
+    with pytest.raises(dpcheck.InvalidArgument, match="had no candidate pair to try"):
+        dpcheck.find_counterexample(lambda d, s, r: r.laplace(0, 1, s), dpcheck.PureDP(1.0),
+                                    domain=[0, 1], enumerate_max_records=0, samples=2_000)

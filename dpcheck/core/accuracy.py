@@ -105,8 +105,10 @@ class AccuracyResult:
 
 def _takes_size(trial: Callable[..., Any]) -> bool:
     try:
+        # required positional parameters only: trial(rng, scale=1.0) is a one-output trial
         params = [p for p in inspect.signature(trial).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                  and p.default is p.empty]
     except (TypeError, ValueError):
         return False
     return len(params) >= 2
@@ -138,7 +140,8 @@ def check_accuracy(
     trials
         Number of independent trials, ≥ 1.
     confidence
-        Significance level of the test (the "α" of the statistical test; not the accuracy α).
+        Significance level of the test (the "α" of the statistical test; not the accuracy α),
+        in (0, 0.5]: a confidence level such as 0.95 is refused with a hint.
     seed
         As for :func:`dpcheck.audit`; ``None`` means 0.
     name
@@ -166,6 +169,11 @@ def check_accuracy(
         raise InvalidArgument(f"beta={beta!r} must be in [0, 1)")
     trials = check_int(trials, "trials", minimum=1)
     confidence = check_alpha(confidence, "confidence")
+    if confidence > 0.5:  # a confidence level passed where the significance level goes
+        raise InvalidArgument(f"confidence={confidence!r} must be <= 0.5: it is the test's "
+                              "significance level (its false-alarm probability, default 0.05),"
+                              f" not a confidence level; for {confidence:.0%} confidence pass "
+                              f"confidence={1 - confidence:.3g}")
     seed_seq = check_seed(seed)
     executor = check_executor(executor)
     vectorised = _takes_size(trial)

@@ -133,8 +133,10 @@ class CurveCertifier:
     impossible under the claim, so the claim is refuted at level α). The p-value is the
     smallest family level at which some box would refute the claim (bisection on the level:
     the boxes shrink monotonically as the level grows). ``epsilon_lower`` is the pure-DP bound
-    of the same boxes; ``curve`` holds the witness's margin, its point on the curve and the
-    lower bounds on the claim's parameter (:meth:`parameter_lower` of the claim)."""
+    (δ = 0) of the same boxes, not a bound on the claim's parameter; the witness is the box
+    with evidence (``p_low > 0``) farthest outside the curve, or nearest to it on a pass;
+    ``curve`` holds its margin, its point on the curve and the lower bounds on the claim's
+    parameter (:meth:`parameter_lower` of the claim) over all boxes."""
 
     def selection(self, claim: Any) -> Selection:
         return Selection(delta=0.0, poissonize=False, delta_epsilon=claim.epsilon)
@@ -147,7 +149,10 @@ class CurveCertifier:
         witnesses = tuple(Witness(c.event, c.direction, b, c.partner)
                           for c, b in zip(chosen, bounds))
         margins = [claim.margin(b.p_low, b.q_high) for b in bounds]
-        best = int(np.argmax([m for m, _ in margins]))
+        # the witness: the box farthest outside (or nearest to) the curve among the boxes with
+        # evidence (p_low > 0); an empty box sits at the corner (0, 0), next to every curve
+        seen = [i for i, b in enumerate(bounds) if b.p_low > 0] or list(range(len(bounds)))
+        best = max(seen, key=lambda i: margins[i][0])
         lower: dict[str, float] = {}
         for b in bounds:
             for key, value in claim.parameter_lower(b.p_low, b.q_high).items():

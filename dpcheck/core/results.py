@@ -136,13 +136,20 @@ class AuditResult:
     epsilon_lower
         Lower confidence bound (level ``1 − alpha``) on the privacy loss: the smallest ε for
         which the mechanism could be (ε, claim.delta)-DP on this pair. ≥ 0; may be ``math.inf``.
+        For curve claims (:mod:`dpcheck.curves`) the pure-DP (δ = 0) bound of the confirmed
+        events, not a bound on the claim's parameter: those are in ``curve``.
     delta_lower
         For :class:`~dpcheck.ApproxDP`: lower bound on the hockey-stick divergence at the
         claimed ε (same confidence); ``None`` for pure claims.
     p_value
         p-value of H0 "the claim holds on this pair" (Bonferroni over the confirmed events).
     witness
-        The confirmed event that achieves ``epsilon_lower``.
+        The confirmed event that achieves ``epsilon_lower`` (curve claims: the one whose box is
+        farthest outside the claimed curve, or nearest to it on a pass).
+    curve
+        Curve claims only (``None`` otherwise): the witness's ``margin`` against the claimed
+        curve (> 0: outside it, the claim is refuted), its ``point`` on the curve and the lower
+        confidence bounds on the claim's parameter (``parameter_lower``: μ, ρ, ε(α)).
     samples, explore_samples, confirm_samples
         Outputs per dataset: in total, for event selection, and for the bounds (nominal
         sizes: a Poissonized confirmation draws ``Poisson(n − 3√n)``, the witness's
@@ -230,6 +237,8 @@ class AuditResult:
             f"{self.mechanism}: claim {self.claim.describe()} -> {verdict} "
             f"(alpha={self.alpha:g}, p-value={self.p_value:.3g})",
             f"  epsilon_lower = {self.epsilon_lower:.4f}"
+            + (" (pure DP, delta = 0: a curve claim is judged by its curve below)"
+               if self.curve is not None else "")
             + (f", delta_lower = {self.delta_lower:.3g}" if self.delta_lower is not None else ""),
         ]
         if self.witness is not None:
@@ -241,10 +250,11 @@ class AuditResult:
         if self.curve is not None:
             lower = ", ".join(f"{k} >= {v:.4g}" for k, v in self.parameter_lower.items())
             margin = self.curve["margin"]
-            where = (f"{margin:.3g} outside the claimed curve" if margin > 0 else
-                     f"{-margin:.3g} inside the claimed curve")
-            lines.append(f"  curve: the witness's box is {where}"
-                         + (f"; {lower}" if lower else ""))
+            where = ("no confirmed box near the claimed curve" if not math.isfinite(margin)
+                     else f"the witness's box is {margin:.3g} outside the claimed curve"
+                     if margin > 0 else
+                     f"the witness's box is {-margin:.3g} inside the claimed curve")
+            lines.append(f"  curve: {where}" + (f"; {lower}" if lower else ""))
         finite = [f for f in self.power_floor or () if math.isfinite(f["ratio"])]
         if finite:  # (every ratio is infinite when the budget is too small to rule anything out)
             lines.append("  rules out (power >= 0.9, had the event been confirmed): "

@@ -167,10 +167,10 @@ def opendp_claim(measurement: Any, d_in: Any, *, delta: float | None = None) -> 
     measure = str(measurement.output_measure)
     if measure.startswith("MaxDivergence"):
         _no_delta(delta, measure)
-        return PureDP(float(measurement.map(d_in)))
+        return PureDP(float(_map(measurement, d_in)))
     if measure.startswith("Approximate(MaxDivergence"):
         _no_delta(delta, measure)
-        eps, dlt = measurement.map(d_in)
+        eps, dlt = _map(measurement, d_in)
         return ApproxDP(float(eps), float(dlt))
     if delta is None:
         raise InvalidArgument(f"delta=None: a {measure} measurement needs the delta at which "
@@ -184,10 +184,23 @@ def opendp_claim(measurement: Any, d_in: Any, *, delta: float | None = None) -> 
         measurement = dp.c.make_zCDP_to_approxDP(measurement)
         measure = str(measurement.output_measure)
     if measure.startswith("SmoothedMaxDivergence"):
-        profile = measurement.map(d_in)
+        profile = _map(measurement, d_in)
         return ApproxDP(float(profile.epsilon(delta)), delta)
     raise InvalidArgument(f"output measure {measure} is not supported (pure, zCDP, smoothed "
                           "max divergence and approximate max divergence are)")
+
+
+def _map(measurement: Any, d_in: Any) -> Any:
+    """``measurement.map(d_in)``, with OpenDP's refusal of ``d_in`` (a negative distance, a
+    string, a float where an integer distance is expected) as :class:`InvalidArgument`."""
+    if isinstance(d_in, (int, float)) and not isinstance(d_in, bool) and not d_in >= 0:
+        raise InvalidArgument(f"d_in={d_in!r} must be a distance >= 0")
+    try:
+        return measurement.map(d_in)
+    except Exception as exc:  # OpenDPException, TypeError, …: the input distance is wrong
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InvalidArgument(f"d_in={d_in!r} must be an input distance the measurement's "
+                              f"privacy map accepts ({first[:200]})") from exc
 
 
 def _no_delta(delta: float | None, measure: str) -> None:

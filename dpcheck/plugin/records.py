@@ -67,8 +67,15 @@ def finalise(records: list[dict[str, Any]]) -> None:
 def headline(record: Mapping[str, Any]) -> str:
     res = record["result"]
     if record["type"] == "audit":
+        from dpcheck.report.model import claim_text, curve_evidence
+
         claim = res.get("claim") or {}
+        evidence = curve_evidence(res)
+        if evidence is not None:  # a curve claim: judged by its curve, not by an ε
+            return (f"{res.get('mechanism')}: {claim_text(claim)}: {evidence}, "
+                    f"p={res['p_value']:.3g}, samples={res['samples']}")
         eps = claim.get("epsilon", "?")
+        eps = f"{eps:g}" if isinstance(eps, (int, float)) else eps
         return (f"{res.get('mechanism')}: epsilon_lower={res['epsilon_lower']:.4g} vs "
                 f"epsilon={eps}, p={res['p_value']:.3g}, samples={res['samples']}")
     if record["type"] == "accuracy":

@@ -141,6 +141,9 @@ def _gates(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
     if isinstance(fail_on, str):
         fail_on = [s.strip() for s in fail_on.split(",") if s.strip()]
     items = tuple(dict.fromkeys(fail_on))
+    if not items:  # an empty list is not "none": say which
+        raise InvalidArgument("--fail-on='' must name at least one of " + ", ".join(GATES)
+                              + " (or none)")
     if "none" in items:
         return ()
     bad = [g for g in items if g not in GATES]

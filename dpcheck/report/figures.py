@@ -137,7 +137,9 @@ def epsilon_figures(records: Sequence[Mapping[str, Any]]) -> list[bytes]:
 
 def _epsilon_pages(records: Sequence[Mapping[str, Any]]
                    ) -> list[tuple[list[Mapping[str, Any]], str]]:
-    rows = _audit_rows(records)
+    # curve claims are judged by their curve (their own figures), not by ε_lower / ε: their
+    # ε_lower is a pure-DP bound and their "ε" the curve's knee, so the ratio says nothing
+    rows = [r for r in _audit_rows(records) if "curve" not in r["result"]]
     pages = [rows[i:i + MAX_ROWS] for i in range(0, len(rows), MAX_ROWS)]
     return [(chunk, f"page {k} of {len(pages)}" if len(pages) > 1 else "")
             for k, chunk in enumerate(pages, start=1)]
@@ -261,6 +263,8 @@ def accuracy_figure(records: Sequence[Mapping[str, Any]]) -> bytes | None:
 
 def _plottable(record: Mapping[str, Any]) -> bool:
     res = record["result"]
+    if "curve" in res:  # drawn against its own curve (curve_figures), not an (ε, δ) line
+        return False
     w = res["witness"]
     values = [as_float((res.get("claim") or {}).get("epsilon")), as_float(w.get("p_hat")), as_float(w.get("q_hat"))]
     for key in ("p_interval", "q_interval"):
@@ -366,5 +370,6 @@ def build_figures(document: Mapping[str, Any],
         out.notes.append(
             "No privacy-region figure for " + "; ".join(
                 f"{r.get('nodeid')} call {r.get('call')}" for r in unplottable)
-            + " (the witness has a non-finite or empty interval, e.g. q_high = 0).")
+            + " (a curve claim, drawn against its curve instead, or a witness with a "
+            "non-finite or empty interval, e.g. q_high = 0).")
     return out

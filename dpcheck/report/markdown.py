@@ -16,6 +16,7 @@ from dpcheck.report.figures import RenderedFigure
 from dpcheck.features.featurizer import describe_feature
 from dpcheck.report.model import (
     FIGURES_DIR,
+    curve_evidence,
     SECTIONS,
     VERDICTS,
     claim_text,
@@ -50,6 +51,8 @@ _SUMMARY = (("tests", "tests"), ("passed", "passed"), ("failed", "failed"),
 
 
 def _ratio(result: Mapping[str, Any]) -> str:
+    if "curve" in result:  # a pure-DP bound against a curve's knee: no meaningful ratio
+        return "—"
     lo, eps = result.get("epsilon_lower"), (result.get("claim") or {}).get("epsilon")
     if not isinstance(lo, (int, float)) or not isinstance(eps, (int, float)) or eps <= 0:
         return "—"
@@ -99,8 +102,14 @@ def _audit_items(result: Mapping[str, Any], p_holm: Any) -> list[Item]:
                       f"shrunk from {truncate(search.get('shrunk_from'), 120)}", False))
         items.append(("search replay", str(search.get("replay", "")), True))
     eps = claim.get("epsilon")
-    items.append(("ε lower bound", f"{num(result.get('epsilon_lower'), '.4g')} (claimed ε = "
-                  f"{num(eps, 'g')}; ε_lower/ε = {_ratio(result)})", False))
+    evidence = curve_evidence(result)
+    if evidence is not None:
+        items.append(("curve", evidence, False))
+        items.append(("pure-DP ε lower bound", f"{num(result.get('epsilon_lower'), '.4g')} "
+                      "(δ = 0; not the curve claim's parameter)", False))
+    else:
+        items.append(("ε lower bound", f"{num(result.get('epsilon_lower'), '.4g')} (claimed ε "
+                      f"= {num(eps, 'g')}; ε_lower/ε = {_ratio(result)})", False))
     if result.get("delta_lower") is not None:
         items.append(("δ lower bound", f"{num(result.get('delta_lower'), '.4g')} at ε = "
                       f"{num(eps, 'g')} (claimed δ = {num(claim.get('delta'), 'g')})", False))

@@ -130,6 +130,9 @@ def validate(document: Any) -> dict[str, Any]:
 def resolve_run(path: str | os.PathLike[str]) -> Path:
     """The ``audit.json`` named by ``path``: the file itself, a run directory, a reports
     directory (its ``latest`` run), or a ``latest`` link / text file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgument(f"path={path!r} must be a path (a run directory, its "
+                              "audit.json, or a reports directory)")
     p = Path(path)
     if p.is_dir():
         if (p / JSON_NAME).is_file():
@@ -241,6 +244,26 @@ def truncate(text: Any, limit: int = 160) -> str:
             text = repr(text)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def curve_evidence(result: Mapping[str, Any]) -> str | None:
+    """What an audit of a curve claim found (``None`` for (ε, δ) claims): the confirmed box's
+    margin against the claimed curve (> 0: outside, the claim is refuted) and the lower bounds
+    on the claim's parameter (μ, ρ, ε(α))."""
+    curve = result.get("curve")
+    if not isinstance(curve, Mapping):
+        return None
+    margin = curve.get("margin")
+    if isinstance(margin, (int, float)) and math.isfinite(margin):
+        where = (f"margin {num(margin, '.3g')} outside the claimed curve (refutes it)"
+                 if margin > 0 else f"the nearest box {num(-margin, '.3g')} inside the claimed "
+                 "curve")
+    else:
+        where = "no confirmed box near the claimed curve"
+    lower = curve.get("parameter_lower") or {}
+    bounds = ", ".join(f"{k} ≥ {num(v, '.4g')}" for k, v in lower.items()
+                       if isinstance(v, (int, float)))
+    return where + (f"; {bounds}" if bounds else "")
 
 
 def claim_text(claim: Any) -> str:

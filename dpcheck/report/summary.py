@@ -91,9 +91,10 @@ def render_summary(document: Mapping[str, Any], figures: Sequence[Any] = ()) -> 
     else:
         out += ["No claims catalogue was loaded for this run.", ""]
     notes = list(getattr(figures, "notes", []))
-    out += [f"Full report: `audit.html` (with `figures/`), `audit.md` and `audit.json` in "
-            f"`reports/{document.get('run_id')}/`." + (" Some figures were left out: see the "
-                                                       "Figures section there." if notes else ""),
+    # (the run's folder is wherever --dpcheck-report put it: name the files, not a path)
+    out += [f"Full report: `audit.html` (with `figures/`), `audit.md` and `audit.json` beside "
+            f"this file, in the run's folder `{document.get('run_id')}/`."
+            + (" Some figures were left out: see the Figures section there." if notes else ""),
             ""]
     text = "\n".join(out)
     if len(text) > LIMIT:  # cannot happen with the caps above; a last guard

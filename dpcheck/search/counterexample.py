@@ -42,7 +42,7 @@ from dpcheck.core.executor import check_executor
 from dpcheck.core.results import AuditResult
 from dpcheck.errors import InvalidArgument
 from dpcheck.internal.rng import child
-from dpcheck.mechanism import as_sampler
+from dpcheck.mechanism import as_sampler, mechanism_name
 from dpcheck.neighbours import AddRemove, Relation
 from dpcheck.search.candidates import (
     _enumerate,
@@ -285,7 +285,15 @@ def find_counterexample(
         sources.append("hypothesis")
         done = hypothesis_search(ex, strategy, max_examples, root)
 
+    if not ex.scored:
+        raise InvalidArgument("find_counterexample had no candidate pair to try: pass pairs=, "
+                              "domain= with enumerate_max_records >= 1, space=, or strategy= "
+                              "with max_examples >= 1")
     if not ex.best:
+        if ex.failed and ex.first_error is not None:  # nothing could be scored at all
+            raise InvalidArgument(f"mechanism={mechanism_name(mechanism)} failed on every "
+                                  f"candidate pair the search tried ({ex.failed}); the first "
+                                  f"error: {ex.first_error}") from ex.first_error
         return SearchResult(False, None, None, ex.calls, time.perf_counter() - start,
                             ex.scored, None, "", tuple(sources))
 

@@ -70,6 +70,10 @@ class Explorer:
         self.float_features = True
         self.best: list[Scored] = []
         self.seen: set[Any] = set()
+        #: Candidates the mechanism rejected (an :class:`InvalidArgument` of their audit), and
+        #: the first such error: a search where every candidate failed raises it.
+        self.failed = 0
+        self.first_error: InvalidArgument | None = None
 
     def score(self, pair: tuple[Any, Any], samples: int | None = None,
               tag: str = "explore") -> Scored | None:
@@ -82,7 +86,9 @@ class Explorer:
             r = audit(self.mechanism, pair[0], pair[1], self.claim, samples=n,
                       alpha=EXPLORE_ALPHA, seed=stream, features=self.features,
                       float_features=self.float_features)
-        except InvalidArgument:
+        except InvalidArgument as exc:
+            self.failed += 1
+            self.first_error = self.first_error or exc
             return None
         delta = self.claim.delta
         plug = -math.inf
