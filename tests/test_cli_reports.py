@@ -118,3 +118,6 @@ def test_claims_list_filters_by_status_and_paper(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["schema_version"] == 1 and [c["ref"] for c in doc["claims"]] == ["Theorem 2.4"]
     assert main(["claims", "--catalog", str(catalog), "--list", "--status", "bogus"]) == 2
+    capsys.readouterr()
+    assert main(["claims", "--catalog", str(catalog), "--list", "--paper", "999"]) == 2
+    assert "--paper='999' must be one of 001, 003" in capsys.readouterr().err

@@ -71,6 +71,8 @@ def test_diffprivlib_tool_with_output_index_and_fresh_accountants():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: from_diffprivlib(3), "^obj="),
+    (lambda: from_diffprivlib(M.Laplace), r"^obj=Laplace must be a diffprivlib mechanism "
+                                          r"object .* not a class"),
     (lambda: from_diffprivlib(M.Laplace(epsilon=1.0, sensitivity=1.0), bins=3), "for tools"),
     (lambda: from_diffprivlib(tools.mean, query=np.sum), "^query= is for mechanism"),
     (lambda: from_diffprivlib(tools.mean, random_state=0), "^random_state="),

@@ -229,6 +229,9 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value not in allowed:
             raise InvalidArgument(f"--{name}={value!r} must be one of " + ", ".join(allowed))
+    papers = sorted({e.paper for e in entries})
+    if args.paper is not None and args.paper not in papers:  # a typo listed nothing, silently
+        raise InvalidArgument(f"--paper={args.paper!r} must be one of " + ", ".join(papers))
     chosen = [e for e in entries if (args.status is None or e.status == args.status)
               and (args.paper is None or e.paper == args.paper)]
     if args.list:

@@ -67,21 +67,22 @@ from dpcheck.core.certify import Certified, Certifier
 from dpcheck.core.confirm import (confirm_counts, confirmation_sizes, confirmed_events,
                                   count_outputs, oriented_counts)
 from dpcheck.core.executor import chunk_generator
-from dpcheck.core.results import AuditResult
 from dpcheck.core.explore import (EXPLORE_CHUNK, POISSON_MIN, Explored, Setup,
                                   exploration_size, explore)
+from dpcheck.core.results import AuditResult
+from dpcheck.errors import InvalidArgument
 from dpcheck.events.event import Candidate
 from dpcheck.events.select import select_events
 from dpcheck.events.slots import FEW_COUNTS
 from dpcheck.internal.rng import child
 from dpcheck.mechanism import draw
-from dpcheck.errors import InvalidArgument
 from dpcheck.stats import cp_lower, cp_upper
 from dpcheck.validation import check_epsilon
 
 __all__ = ["PILOT_BUDGETS", "PILOT_ALPHAS", "PILOT_EXPLORE", "MIN_PILOT", "Stage", "pilot_plan",
            "run_pilot", "combined_p_value", "reachable", "budget_projection", "precise_enough",
-           "check_stop_within", "keeps_pilots", "staged", "PROJECTION_LEVEL", "REUSE_MAX"]
+           "check_stop_within", "keeps_pilots", "pilot_name", "staged", "PROJECTION_LEVEL",
+           "REUSE_MAX"]
 
 #: Pilot budgets (outputs per side, exploration and confirmation) as fractions of the audit's
 #: exploration size: together they are the exploration size, and every pilot output is reused

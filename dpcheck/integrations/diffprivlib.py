@@ -182,6 +182,10 @@ def from_diffprivlib(
     >>> mech([1, 0, 1], 3, np.random.default_rng(0)).shape
     (3,)
     """
+    if isinstance(obj, type):  # the class itself: its randomise is an unbound function
+        raise InvalidArgument(f"obj={obj.__name__} must be a diffprivlib mechanism object "
+                              f"(e.g. {obj.__name__}(epsilon=1.0, ...)) or tools function, "
+                              "not a class")
     if callable(getattr(obj, "randomise", None)):
         if kwargs or output_index is not None:
             raise InvalidArgument("keyword arguments other than query= and name= are for tools; "
