@@ -149,7 +149,7 @@ def test_accuracy_checkpoint_of_other_arguments_is_refused(monkeypatch, tmp_path
     path = tmp_path / "acc.json"
     accuracy(laplace_errors, path)
     with pytest.raises(InvalidArgument, match=r"accuracy check with other arguments "
-                                              r"\(differs in alpha\)"):
+                                              r"\(differs in alpha \(file 3, now 2\)\)"):
         accuracy(laplace_errors, path, alpha=2.0)
     with pytest.raises(InvalidArgument, match=r"differs in function"):
         accuracy(Interrupting(), path)

@@ -430,3 +430,14 @@ def test_stop_within_that_cannot_mean_what_it_says_is_refused(claim, message):
     could never stop the audit."""
     with pytest.raises(InvalidArgument, match=message):
         dpcheck.audit(laplace(1.0), [1], [0], claim, sequential=True, stop_within=0.2)
+
+
+def test_a_sequential_checkpoint_refused_by_a_fixed_audit_says_why(tmp_path):
+    """The final stage checkpoints at its share of α (87.5 %): the fixed audit's refusal said
+    "differs in alpha" to a user who had passed the same alpha; it now shows both values."""
+    path = tmp_path / "audit.ckpt.json"
+    kw = dict(samples=200_000, seed=0, float_features=False, checkpoint=path)
+    dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), sequential=True, **kw)
+    with pytest.raises(InvalidArgument, match=r"\(differs in alpha \(file 0\.04375, "
+                                              r"now 0\.05\)\)"):
+        dpcheck.audit(laplace(1.0), [1, 0, 1], [1, 0], dpcheck.PureDP(2.0), **kw)

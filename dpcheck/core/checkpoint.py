@@ -141,7 +141,8 @@ class Checkpoint:
             diff = sorted(k for k in set(old) | set(fp) if old.get(k) != fp.get(k))
             raise InvalidArgument(
                 f"checkpoint={str(p)!r} was written by {'an' if cls.WHAT[0] in 'aeiou' else 'a'} "
-                f"{cls.WHAT} with other arguments (differs in {', '.join(diff)}): rerun with "
+                f"{cls.WHAT} with other arguments (differs in "
+                f"{', '.join(_differs(k, old.get(k), fp.get(k)) for k in diff)}): rerun with "
                 "the same arguments, or use another path")
         chunks = doc.get("chunks")
         if not isinstance(chunks, dict) or not all(cls.valid_chunk(v) for v in chunks.values()):
@@ -234,6 +235,17 @@ class AccuracyCheckpoint(Checkpoint):
         return (isinstance(value, list) and bool(value) and isinstance(value[0], int)
                 and value[0] >= 0 and all(isinstance(e, (int, float)) and e == e
                                           for e in value[1:]))
+
+
+def _differs(key: str, saved: Any, now: Any) -> str:
+    """``key``, with both values when they are short scalars (a sequential audit's final stage
+    is checkpointed at 87.5 % of its alpha: ``alpha (file 0.04375, now 0.05)`` says so)."""
+    if all(v is None or isinstance(v, (bool, int, float, str)) and len(repr(v)) <= 40
+           for v in (saved, now)):
+        def show(v: Any) -> str:
+            return f"{v:.6g}" if isinstance(v, float) else repr(v)
+        return f"{key} (file {show(saved)}, now {show(now)})"
+    return key
 
 
 def _suppress() -> Any:
