@@ -157,7 +157,11 @@ class TradeOff:
         if not callable(self.f):
             raise InvalidArgument(f"f={fmt(self.f)} must be callable as f(x) -> float")
         grid = np.linspace(0.0, 1.0, 11)
-        values = np.array([float(self.f(float(x))) for x in grid])
+        try:
+            values = np.array([float(self.f(float(x))) for x in grid])
+        except Exception as exc:  # f raised, or returned something that is not a number
+            raise InvalidArgument(f"f={fmt(self.f)} must be callable as f(x) -> float on "
+                                  f"[0, 1]: f raised {type(exc).__name__}: {exc}") from exc
         if (np.any(~np.isfinite(values)) or np.any(values < -1e-12)
                 or np.any(values > 1 - grid + 1e-9) or np.any(np.diff(values) > 1e-9)):
             raise InvalidArgument(f"f={fmt(self.f)} must be a trade-off function: "
@@ -272,7 +276,13 @@ class PrivacyCurve:
         if not callable(self.delta_of_epsilon):
             raise InvalidArgument(f"delta_of_epsilon={fmt(self.delta_of_epsilon)} must be "
                                   "callable on an array of epsilons")
-        values = np.asarray(self.delta_of_epsilon(np.array([0.0, 1.0, 5.0])), dtype=np.float64)
+        try:
+            values = np.asarray(self.delta_of_epsilon(np.array([0.0, 1.0, 5.0])),
+                                dtype=np.float64)
+        except Exception as exc:  # raised, or returned something that is not numbers
+            raise InvalidArgument(f"delta_of_epsilon={fmt(self.delta_of_epsilon)} must be "
+                                  "callable on an array of epsilons: it raised "
+                                  f"{type(exc).__name__}: {exc}") from exc
         if values.shape != (3,) or np.any(~np.isfinite(values)) or np.any(values < 0) \
                 or np.any(values > 1):
             raise InvalidArgument(f"delta_of_epsilon={fmt(self.delta_of_epsilon)} must return "

@@ -250,11 +250,9 @@ class Replace(Relation):
         return "replace"
 
     def _why_not(self, d: Any, d_prime: Any) -> str | None:
-        if (isinstance(d, np.ndarray) and isinstance(d_prime, np.ndarray) and d.ndim > 1
-                and d_prime.ndim > 1 and d.shape[1:] != d_prime.shape[1:]):
-            # (compared row by row, every row "differed": name the real reason)
-            return (f"their records have different shapes ({d.shape[1:]} and "
-                    f"{d_prime.shape[1:]}): a replaced record keeps the shape of the others")
+        if isinstance(d, np.ndarray) and isinstance(d_prime, np.ndarray) and d.ndim > 1 \
+                and d_prime.ndim > 1 and d.shape[1:] != d_prime.shape[1:]:  # not a row count
+            return f"their records have different shapes ({d.shape[1:]} and {d_prime.shape[1:]})"
         pos = _array_diff_positions(d, d_prime) if self.ordered else None
         if pos is not None:  # vectorised fast path for same-shape numeric arrays
             return _replace_why([], [], True, "record", pos)

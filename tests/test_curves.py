@@ -95,6 +95,11 @@ def test_trade_off_claims_and_bad_input() -> None:
         dpcheck.TradeOff(lambda x: 1.0)
     with pytest.raises(dpcheck.InvalidArgument, match="one delta in"):
         dpcheck.PrivacyCurve(lambda e: np.full(np.shape(e), 2.0))
+    # a function that raises or returns a string (it escaped as ZeroDivisionError, ValueError)
+    with pytest.raises(dpcheck.InvalidArgument, match=r"f raised ZeroDivisionError"):
+        dpcheck.TradeOff(lambda x: 1.0 / x)
+    with pytest.raises(dpcheck.InvalidArgument, match=r"it raised ValueError"):
+        dpcheck.PrivacyCurve(lambda e: "small")
 
 
 @pytest.mark.parametrize("make, message", [

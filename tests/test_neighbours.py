@@ -156,7 +156,7 @@ def test_replace_positive(d, d_prime) -> None:
         (list(range(20)), list(range(1, 21)), r"they differ in 20 positions \(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, \.\.\.\)"),
         # (it said "they differ in 2 positions")
         (np.zeros((2, 2)), np.zeros((2, 3)), r"their records have different shapes \(\(2,\) and "
-                                            r"\(3,\)\)"),
+                                            r"\(3,\)\)$"),
     ],
 )
 def test_replace_ordered_negative(d, d_prime, match: str) -> None:
