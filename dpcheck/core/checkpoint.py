@@ -240,11 +240,10 @@ class AccuracyCheckpoint(Checkpoint):
 def _differs(key: str, saved: Any, now: Any) -> str:
     """``key``, with both values when they are short scalars (a sequential audit's final stage
     is checkpointed at 87.5 % of its alpha: ``alpha (file 0.04375, now 0.05)`` says so)."""
-    if all(v is None or isinstance(v, (bool, int, float, str)) and len(repr(v)) <= 40
-           for v in (saved, now)):
-        def show(v: Any) -> str:
-            return f"{v:.6g}" if isinstance(v, float) else repr(v)
-        return f"{key} (file {show(saved)}, now {show(now)})"
+    shown = [f"{v:.6g}" if isinstance(v, float) else repr(v) for v in (saved, now)]
+    if all(v is None or isinstance(v, (bool, int, float, str)) for v in (saved, now)) \
+            and max(map(len, shown)) <= 40:
+        return f"{key} (file {shown[0]}, now {shown[1]})"
     return key
 
 

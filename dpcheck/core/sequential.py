@@ -277,31 +277,30 @@ def run_pilot(
     out_d = explored.out_d
     shape, kind = out_d.shape[1:], out_d.dtype.kind
     rep, name = setup.progress, name or pilot_name(index)
-    if not keep:
+    outputs: tuple[NDArray[Any], NDArray[Any]] | None = None
+    if keep:
+        events = confirmed_events(explored.chosen)
+        seen, counts = [], np.zeros((len(events), 2), dtype=np.int64)
+        for side, (data, size) in enumerate(zip((d, d_prime), sizes)):
+            out = draw(setup.sampler, data, size, chunk_generator(seq, "confirm", side, 0),
+                       arg="mechanism", trailing=shape, kind=kind)
+            counts[:, side] = count_outputs(out, explored.featurizer, events, seq, side, 0)
+            seen.append(out)
+            if rep is not None:
+                rep.advance(size, f"{name} confirm")
+        pairs = [(int(a), int(b)) for a, b in counts]
+        # Poissonized confirmation sizes differ between the sides: exploration wants equal ones
+        n = min(out_d.shape[0] + seen[0].shape[0], explored.out_dp.shape[0] + seen[1].shape[0])
+        outputs = (np.concatenate([out_d, seen[0]])[:n],
+                   np.concatenate([explored.out_dp, seen[1]])[:n])
+    else:
         done = 0 if rep is None else rep.done
         pairs = confirm_counts(
             setup.sampler, d, d_prime, explored.featurizer, explored.chosen, sizes, seq,
             (shape, kind), None if rep is None else _pilot_progress(rep, name), done,
             done + sum(sizes), setup.executor)
-        oriented = oriented_counts(explored.chosen, pairs, sizes)
-        certified = setup.certifier.certify(setup.claim, explored.chosen, oriented, alpha)
-        return explored, certified, None, oriented
-    events = confirmed_events(explored.chosen)
-    seen, counts = [], np.zeros((len(events), 2), dtype=np.int64)
-    for side, (data, size) in enumerate(zip((d, d_prime), sizes)):
-        out = draw(setup.sampler, data, size, chunk_generator(seq, "confirm", side, 0),
-                   arg="mechanism", trailing=shape, kind=kind)
-        counts[:, side] = count_outputs(out, explored.featurizer, events, seq, side, 0)
-        seen.append(out)
-        if rep is not None:
-            rep.advance(size, f"{name} confirm")
-    pairs = [(int(a), int(b)) for a, b in counts]
     oriented = oriented_counts(explored.chosen, pairs, sizes)
     certified = setup.certifier.certify(setup.claim, explored.chosen, oriented, alpha)
-    # Poissonized confirmation sizes differ between the sides: exploration wants equal ones
-    n = min(explored.out_d.shape[0] + seen[0].shape[0], explored.out_dp.shape[0] + seen[1].shape[0])
-    outputs = (np.concatenate([explored.out_d, seen[0]])[:n],
-               np.concatenate([explored.out_dp, seen[1]])[:n])
     return explored, certified, outputs, oriented
 
 
